@@ -1,0 +1,26 @@
+"""Shape aliases used in docstrings and the Stage enum shared by every module."""
+
+from __future__ import annotations
+
+import enum
+
+from jaxtyping import Array, Float
+
+Vec3 = Float[Array, "... 3"]
+Mat33 = Float[Array, "... 3 3"]
+SpatialVec = Float[Array, "... 2 3"]
+SpatialMat = Float[Array, "... 6 6"]
+
+
+class Stage(enum.IntEnum):
+    """Simbody's realization stages, in order. Later stages need every earlier one."""
+
+    Topology = 0
+    Model = 1
+    Instance = 2
+    Time = 3
+    Position = 4
+    Velocity = 5
+    Dynamics = 6
+    Acceleration = 7
+    Report = 8

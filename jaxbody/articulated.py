@@ -1,0 +1,127 @@
+"""Articulated-body algorithm (Simbody's calcTreeAccelerations, catalogue 4.3-4.4; Jain 2011 Alg. 6.1).
+
+Pass names follow the catalogue: the articulated-body inertias P are built
+tip to base, then pass 1 (tip to base) accumulates the articulated force
+residuals z and mobility residuals epsilon, and pass 2 (base to tip) produces
+udot and the body accelerations A_GB. Mobilities are padded to ``nu_max``
+columns; padded columns have zero H and an identity D block, so they carry
+exact zeros.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from . import mobilizer_batch, spatial, tree_scan
+
+
+def small_spd_inverse(D):
+    """Inverse of a batch of small symmetric positive-definite matrices (..., n, n).
+
+    Unrolled Gauss-Jordan without pivoting (valid for SPD), so it vectorizes
+    over any batch and differentiates like ordinary arithmetic. Singular D
+    (a massless body at the end of a chain) gives inf/NaN, as Simbody throws.
+    """
+    n = D.shape[-1]
+    A = D
+    X = jnp.broadcast_to(jnp.eye(n, dtype=D.dtype), D.shape)
+    for k in range(n):
+        inv_pivot = 1.0 / A[..., k, k]
+        row_A = A[..., k, :] * inv_pivot[..., None]
+        row_X = X[..., k, :] * inv_pivot[..., None]
+        col = A[..., :, k]
+        A = (A - col[..., :, None] * row_A[..., None, :]).at[..., k, :].set(row_A)
+        X = (X - col[..., :, None] * row_X[..., None, :]).at[..., k, :].set(row_X)
+    return X
+
+
+def calc_articulated_body_inertias(model, pos):
+    """Articulated-body inertias tip to base.
+
+    Returns:
+        P (nbodies, 6, 6) about Bo in G; D_inv (nbodies, nu_max, nu_max) with
+        ``D = H^T P H`` (identity on padding); G = P H D^-1 (nbodies, 6, nu_max).
+
+    Cost: one inward level scan, O(nb).
+    """
+    topo = model.topology
+    pad_eye = jax.vmap(jnp.diag)(jnp.asarray(1.0 - topo.body_u_mask, pos.Mk_G.dtype))
+
+    def step(x, children_P):
+        Mk, H, pad, l = x
+        P = Mk + children_P
+        PH = P @ H
+        D = jnp.swapaxes(H, -1, -2) @ PH + pad
+        D_inv = small_spd_inverse(D)
+        G = PH @ D_inv
+        P_plus = P - G @ jnp.swapaxes(PH, -1, -2)
+        P_plus = 0.5 * (P_plus + jnp.swapaxes(P_plus, -1, -2))
+        Phi = spatial.shift_matrix(l)
+        return (P, D_inv, G), Phi @ P_plus @ jnp.swapaxes(Phi, -1, -2)
+
+    with jax.named_scope("articulated_body_inertias"):
+        (P, D_inv, G), _ = tree_scan.inward(
+            topo, step, (pos.Mk_G, pos.H_PB_G, pad_eye, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype)
+        )
+    return P, D_inv, G
+
+
+def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
+    """The two ABA passes for given inputs.
+
+    Args:
+        f: mobility forces (nu,).
+        z_local: per-body articulated force before children, ``P A_b + b - F_applied``
+            (nbodies, 2, 3), or zeros for the pure M^-1 operator.
+        A_b: mobilizer Coriolis accelerations (nbodies, 2, 3), or zeros.
+
+    Returns:
+        udot (nu,), A_GB (nbodies, 2, 3).
+
+    Cost: one inward and one outward level scan, O(nb).
+    """
+    topo = model.topology
+    f_b = mobilizer_batch.per_body_u(topo, f)
+    H = pos.H_PB_G
+
+    def pass1(x, children_z):
+        H_b, G_b, f_bb, z_loc, l = x
+        z = spatial.flat(z_loc) + children_z
+        eps = f_bb - spatial.mattvec(H_b, z)
+        z_plus = z + spatial.matvec(G_b, eps)
+        return eps, spatial.flat(spatial.shift_force(spatial.unflat(z_plus), l))
+
+    def pass2(parent, x):
+        A_parent, _ = parent
+        DI, G_b, H_b, eps, Ab, l = x
+        A_plus = spatial.flat(spatial.shift_motion(A_parent, l))
+        udot = spatial.matvec(DI, eps) - spatial.mattvec(G_b, A_plus)
+        A = spatial.unflat(A_plus + spatial.matvec(H_b, udot)) + Ab
+        return A, udot
+
+    dtype = pos.Mk_G.dtype
+    with jax.named_scope("aba_pass1"):
+        eps, _ = tree_scan.inward(topo, pass1, (H, G, f_b, z_local, pos.p_PB_G), jnp.zeros(6, dtype))
+    with jax.named_scope("aba_pass2"):
+        root = (jnp.zeros((2, 3), dtype), jnp.zeros(topo.nu_max, dtype))
+        A_GB, udot_b = tree_scan.outward(topo, pass2, root, (D_inv, G, H, eps, A_b, pos.p_PB_G))
+    return mobilizer_batch.from_per_body_u(topo, udot_b), A_GB
+
+
+def calc_tree_accelerations(model, pos, vel, abi, mobility_forces, body_forces):
+    """Forward dynamics ignoring constraints: ``M udot = f + J^T F - c``.
+
+    Returns udot (nu,), A_GB (nbodies, 2, 3).
+    """
+    P, D_inv, G = abi
+    z_local = spatial.unflat(spatial.matvec(P, spatial.flat(vel.mobilizer_coriolis))) + vel.gyroscopic - body_forces
+    return articulated_solve(model, pos, P, D_inv, G, mobility_forces, z_local, vel.mobilizer_coriolis)
+
+
+def multiply_by_m_inv(model, pos, abi, f):
+    """``M^-1 f`` in O(n) without forming M. f (nu,) -> (nu,)."""
+    P, D_inv, G = abi
+    zeros = jnp.zeros((model.topology.nbodies, 2, 3), pos.Mk_G.dtype)
+    udot, _ = articulated_solve(model, pos, P, D_inv, G, f, zeros, zeros)
+    return udot

@@ -1,0 +1,45 @@
+"""Inverse dynamics and related O(n) force recursions (catalogue 4.6)."""
+
+from __future__ import annotations
+
+from . import mobilizer_batch, spatial, tree_scan
+
+
+def calc_body_acceleration_from_udot(model, pos, vel, udot):
+    """A_GB = J udot + Jdot u (nbodies, 2, 3) at Bo in G. Cost: one outward scan."""
+    topo = model.topology
+    Hu = spatial.unflat(spatial.matvec(pos.H_PB_G, mobilizer_batch.per_body_u(topo, udot)))
+    return tree_scan.shift_outward(topo, pos.p_PB_G, Hu + vel.mobilizer_coriolis)
+
+
+def calc_residual_force_ignoring_constraints(model, pos, vel, mobility_forces, body_forces, udot):
+    """``M udot + c - f - J^T F`` (nu,): the mobility forces still needed to produce udot.
+
+    Cost: one outward and one inward scan (recursive Newton-Euler).
+    """
+    topo = model.topology
+    A = calc_body_acceleration_from_udot(model, pos, vel, udot)
+    local = spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A))) + vel.gyroscopic - body_forces
+    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, local)
+    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F))) - mobility_forces
+
+
+def calc_tree_equivalent_mobility_forces(model, pos, vel, body_forces):
+    """``J^T F - c`` (nu,): applied body forces plus velocity-induced inertial forces, in u space."""
+    topo = model.topology
+    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, body_forces - vel.centrifugal)
+    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F)))
+
+
+def multiply_by_system_jacobian_transpose(model, pos, body_forces):
+    """``J^T F`` (nu,) for spatial forces F (nbodies, 2, 3) at Bo in G. Cost: one inward scan."""
+    topo = model.topology
+    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, body_forces)
+    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F)))
+
+
+def multiply_by_system_jacobian(model, pos, u):
+    """``J u`` (nbodies, 2, 3): body spatial velocities at Bo in G for speeds u. Cost: one outward scan."""
+    topo = model.topology
+    Hu = spatial.unflat(spatial.matvec(pos.H_PB_G, mobilizer_batch.per_body_u(topo, u)))
+    return tree_scan.shift_outward(topo, pos.p_PB_G, Hu)

@@ -1,0 +1,276 @@
+"""MobilizedBody: construction factories (``MobilizedBody.Pin(...)``) and the per-body state API.
+
+A MobilizedBody is a host-side handle: its index and q/u slots are fixed when
+it is created. Its getters read a realized State's caches (no model needed)
+and its setters return new States, so they work inside jit/vmap/grad.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import mobilizers as mob
+from ._typing import Stage
+from .body import Body, host_transform
+from .errors import InvalidArgument, UnknownParent
+from .spatial import Transform
+from .state import State, require
+
+
+class MobilizedBody:
+    """Handle to one mobilized body (Simbody's MobilizedBody)."""
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def _create(cls, matter, parent, X_PF, body, X_BM, mobilizer_cls, params, name):
+        self = cls.__new__(cls)
+        self.matter = matter
+        self.parent = parent
+        self.mobilizer_cls = mobilizer_cls
+        index = len(matter._bodies)
+        self.name = name or ("Ground" if parent is None else f"body{index}")
+        if not isinstance(body, Body):
+            raise InvalidArgument(f"{self.name}: body must be a jb.Body (e.g. jb.Body.Rigid(mass_props)), got {type(body).__name__}")
+        self.body = body
+        self.X_PF = host_transform(X_PF, "X_PF", self.name)
+        self.X_BM = host_transform(X_BM, "X_BM", self.name)
+        expected = mobilizer_cls.n_params
+        params = np.zeros(0) if params is None else np.atleast_1d(np.asarray(params, dtype=float))
+        if params.shape != (expected,) or not np.all(np.isfinite(params)):
+            raise InvalidArgument(f"{self.name}: {mobilizer_cls.simbody_name} needs {expected} finite parameter(s), got {params}")
+        self.params = params
+        self.index, self.q_start, self.u_start = matter._add(self, mobilizer_cls)
+        return self
+
+    @classmethod
+    def _factory(cls, mobilizer_cls, parent, X_PF, body, X_BM, params=None, name=None):
+        if isinstance(X_PF, Body) and body is None:  # short form (parent, body)
+            X_PF, body, X_BM = None, X_PF, None
+        if not isinstance(parent, MobilizedBody):
+            raise UnknownParent(
+                f"{name or mobilizer_cls.simbody_name}: parent must be a jb.MobilizedBody (e.g. matter.Ground()), "
+                f"got {type(parent).__name__}"
+            )
+        return cls._create(parent.matter, parent, X_PF, body, X_BM, mobilizer_cls, params, name)
+
+    @classmethod
+    def Pin(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Rotation about the common z axis of F and M (synonyms Revolute, Torsion)."""
+        return cls._factory(mob.Pin, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Slider(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Translation along the common x axis (synonym Prismatic)."""
+        return cls._factory(mob.Slider, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Universal(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Rotation about Fx, then about the new y (synonym UJoint)."""
+        return cls._factory(mob.Universal, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Cylinder(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Rotation about and translation along the common z axis."""
+        return cls._factory(mob.Cylinder, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Screw(cls, parent, X_PF=None, body=None, X_BM=None, pitch=None, *, name=None):
+        """Rotation q about z with translation ``pitch * q`` along z (pitch in m/rad)."""
+        if pitch is None:
+            raise InvalidArgument(f"{name or 'Screw'}: Screw needs a pitch (m/rad)")
+        return cls._factory(mob.Screw, parent, X_PF, body, X_BM, params=[pitch], name=name)
+
+    @classmethod
+    def Planar(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Rotation about z and translation along Fx, Fy."""
+        return cls._factory(mob.Planar, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Gimbal(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Body-fixed X-Y-Z rotation with u = angle rates."""
+        return cls._factory(mob.Gimbal, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Ball(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Free rotation, u = w_FM in F (synonyms Spherical, Orientation)."""
+        return cls._factory(mob.Ball, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Translation(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Free translation, q = p_FM in F (synonyms Cartesian, CartesianCoords)."""
+        return cls._factory(mob.Translation, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Free(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """Six degrees of freedom, u = (w_FM, v_FM) in F."""
+        return cls._factory(mob.Free, parent, X_PF, body, X_BM, name=name)
+
+    @classmethod
+    def Ellipsoid(cls, parent, X_PF=None, body=None, X_BM=None, radii=(0.5, 1.0 / 3.0, 0.25), *, name=None):
+        """Ball-like rotation with Mo on an ellipsoid of semi-axes ``radii`` fixed in F."""
+        radii = np.asarray(radii, dtype=float)
+        if radii.shape != (3,):
+            raise InvalidArgument(f"{name or 'Ellipsoid'}: radii must have 3 elements, got {radii.shape}")
+        return cls._factory(mob.Ellipsoid, parent, X_PF, body, X_BM, params=radii, name=name)
+
+    @classmethod
+    def Weld(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+        """No relative motion; X_FM = identity."""
+        return cls._factory(mob.Weld, parent, X_PF, body, X_BM, name=name)
+
+    # -- topology queries -----------------------------------------------------
+
+    @property
+    def mobilizer(self) -> mob.Mobilizer:
+        """The mobilizer with the matter's current Euler/quaternion choice."""
+        if self.mobilizer_cls.has_quaternion_mode:
+            return self.mobilizer_cls(euler=self.matter.get_use_euler_angles())
+        return self.mobilizer_cls()
+
+    def get_mobilized_body_index(self) -> int:
+        return self.index
+
+    def get_parent_mobilized_body(self) -> "MobilizedBody":
+        if self.parent is None:
+            raise InvalidArgument("Ground has no parent")
+        return self.parent
+
+    def is_ground(self) -> bool:
+        return self.parent is None
+
+    def get_level_in_multibody_tree(self) -> int:
+        return 0 if self.parent is None else self.parent.get_level_in_multibody_tree() + 1
+
+    def get_num_q(self, state: State | None = None) -> int:
+        """q in use (Ball in Euler mode: 3 of its 4 slots)."""
+        return self.mobilizer.nq_in_use
+
+    def get_num_u(self, state: State | None = None) -> int:
+        return self.mobilizer_cls.nu
+
+    def get_first_q_index(self) -> int:
+        return self.q_start
+
+    def get_first_u_index(self) -> int:
+        return self.u_start
+
+    def get_default_inboard_frame(self) -> Transform:
+        return Transform(*self.X_PF)
+
+    def get_default_outboard_frame(self) -> Transform:
+        return Transform(*self.X_BM)
+
+    def get_body_mass_properties_default(self):
+        return self.body.mass_properties
+
+    def __repr__(self):
+        return f"MobilizedBody.{self.mobilizer_cls.simbody_name}({self.name}, index={self.index})"
+
+    # -- q and u ----------------------------------------------------------------
+
+    def _q_slice(self):
+        return slice(self.q_start, self.q_start + self.mobilizer.nq_in_use)
+
+    def _u_slice(self):
+        return slice(self.u_start, self.u_start + self.mobilizer_cls.nu)
+
+    def _check_q_index(self, i):
+        if not 0 <= i < self.get_num_q():
+            raise InvalidArgument(f"{self.name}: q index {i} out of range 0..{self.get_num_q() - 1}")
+
+    def _check_u_index(self, i):
+        if not 0 <= i < self.get_num_u():
+            raise InvalidArgument(f"{self.name}: u index {i} out of range 0..{self.get_num_u() - 1}")
+
+    def get_one_q(self, state: State, i: int):
+        self._check_q_index(i)
+        return state.q[self.q_start + i]
+
+    def get_one_u(self, state: State, i: int):
+        self._check_u_index(i)
+        return state.u[self.u_start + i]
+
+    def set_one_q(self, state: State, i: int, value) -> State:
+        self._check_q_index(i)
+        return state.set_q(state.q.at[self.q_start + i].set(value))
+
+    def set_one_u(self, state: State, i: int, value) -> State:
+        self._check_u_index(i)
+        return state.set_u(state.u.at[self.u_start + i].set(value))
+
+    def get_q_as_vector(self, state: State):
+        return state.q[self._q_slice()]
+
+    def get_u_as_vector(self, state: State):
+        return state.u[self._u_slice()]
+
+    def set_q_from_vector(self, state: State, q) -> State:
+        q = _vector(q, self.get_num_q(), f"{self.name}: q")
+        return state.set_q(state.q.at[self._q_slice()].set(q))
+
+    def set_u_from_vector(self, state: State, u) -> State:
+        u = _vector(u, self.get_num_u(), f"{self.name}: u")
+        return state.set_u(state.u.at[self._u_slice()].set(u))
+
+    # -- realized results -----------------------------------------------------------
+
+    def get_body_transform(self, state: State) -> Transform:
+        """X_GB (requires Position)."""
+        pos = require(state, Stage.Position, "get_body_transform").position
+        return Transform(pos.R_GB[self.index], pos.p_GB[self.index])
+
+    def get_body_rotation(self, state: State):
+        return self.get_body_transform(state).R
+
+    def get_body_origin_location(self, state: State):
+        return self.get_body_transform(state).p
+
+    def get_mobilizer_transform(self, state: State) -> Transform:
+        """X_FM (requires Position)."""
+        pos = require(state, Stage.Position, "get_mobilizer_transform").position
+        return Transform(pos.R_FM[self.index], pos.p_FM[self.index])
+
+    def get_body_velocity(self, state: State):
+        """V_GB = (w_GB, v_GBo) in G, shape (2, 3) (requires Velocity)."""
+        return require(state, Stage.Velocity, "get_body_velocity").velocity.V_GB[self.index]
+
+    def get_body_angular_velocity(self, state: State):
+        return self.get_body_velocity(state)[0]
+
+    def get_body_origin_velocity(self, state: State):
+        return self.get_body_velocity(state)[1]
+
+    def get_mobilizer_velocity(self, state: State):
+        """V_FM = (w_FM, v_FMo) measured and expressed in F, shape (2, 3) (requires Velocity)."""
+        return require(state, Stage.Velocity, "get_mobilizer_velocity").velocity.V_FM[self.index]
+
+    def get_body_acceleration(self, state: State):
+        """A_GB = (alpha, a of Bo) in G, shape (2, 3) (requires Acceleration)."""
+        return require(state, Stage.Acceleration, "get_body_acceleration").acceleration.A_GB[self.index]
+
+    def get_body_angular_acceleration(self, state: State):
+        return self.get_body_acceleration(state)[0]
+
+    def get_body_origin_acceleration(self, state: State):
+        return self.get_body_acceleration(state)[1]
+
+
+def _vector(x, n, what):
+    import jax.numpy as jnp
+
+    x = jnp.asarray(x)
+    if x.shape != (n,):
+        raise InvalidArgument(f"{what} must have length {n}, got shape {x.shape}")
+    return x
+
+
+# Simbody's synonyms.
+MobilizedBody.Revolute = MobilizedBody.Pin
+MobilizedBody.Torsion = MobilizedBody.Pin
+MobilizedBody.Prismatic = MobilizedBody.Slider
+MobilizedBody.UJoint = MobilizedBody.Universal
+MobilizedBody.Spherical = MobilizedBody.Ball
+MobilizedBody.Orientation = MobilizedBody.Ball
+MobilizedBody.Cartesian = MobilizedBody.Translation
+MobilizedBody.CartesianCoords = MobilizedBody.Translation

@@ -1,0 +1,26 @@
+"""Mobilizer types, one per module. See base.py for the batched interface."""
+
+from .ball import Ball
+from .base import Mobilizer
+from .cylinder import Cylinder
+from .ellipsoid import Ellipsoid
+from .free import Free
+from .gimbal import Gimbal
+from .pin import Pin
+from .planar import Planar
+from .screw import Screw
+from .slider import Slider
+from .translation import Translation
+from .universal import Universal
+from .weld import Weld
+
+#: Every built-in type, by Simbody name.
+BUILTIN = {
+    cls.simbody_name: cls
+    for cls in (Pin, Slider, Universal, Cylinder, Screw, Planar, Gimbal, Ball, Translation, Free, Ellipsoid, Weld)
+}
+
+__all__ = [
+    "Mobilizer", "Ball", "Cylinder", "Ellipsoid", "Free", "Gimbal", "Pin", "Planar", "Screw",
+    "Slider", "Translation", "Universal", "Weld", "BUILTIN",
+]

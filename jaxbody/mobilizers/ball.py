@@ -1,0 +1,58 @@
+"""Ball (Orientation, Spherical): free rotation, u = w_FM expressed in F.
+
+Quaternion mode: q = (w, x, y, z) of R_FM (4 slots). Euler mode: q = body-fixed
+X-Y-Z angles in the first 3 of the 4 slots, the 4th held at 0 (Simbody's
+allocation); singular at q1 = +-pi/2 in Euler mode only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import orientation
+from .base import Mobilizer, constant_H
+
+
+@dataclasses.dataclass(frozen=True)
+class Ball(Mobilizer):
+    simbody_name = "Ball"
+    nu = 3
+    nq_alloc = 4
+    has_quaternion_mode = True
+    euler: bool = False
+
+    @property
+    def nq_in_use(self):
+        return 3 if self.euler else 4
+
+    @property
+    def uses_quaternion(self):
+        return not self.euler
+
+    @property
+    def qdot_is_u(self):
+        return False
+
+    def default_q(self):
+        return np.zeros(4) if self.euler else np.array([1.0, 0, 0, 0])
+
+    def calc_X_FM(self, q, params):
+        return orientation.rotation(q, self.euler), jnp.zeros(q.shape[:-1] + (3,), q.dtype)
+
+    def calc_H_FM(self, q, params):
+        return constant_H(np.eye(6)[:3], q.shape[0], q.dtype)
+
+    def calc_HDot_FM(self, q, u, params):
+        return jnp.zeros((q.shape[0], 6, 3), q.dtype)
+
+    def multiply_by_n(self, q, u):
+        return orientation.qdot(q, u, self.euler)
+
+    def multiply_by_n_inv(self, q, qdot):
+        return orientation.w_from_qdot(q, qdot, self.euler)
+
+    def normalize_q(self, q):
+        return orientation.normalize(q, self.euler)

@@ -1,0 +1,73 @@
+"""Free: six degrees of freedom. u = (w_FM in F, v_FM = d/dt p_FM in F).
+
+Quaternion mode q = (quaternion(4), p_FM(3)); Euler mode q = (XYZ angles(3),
+p_FM(3), unused 0), keeping Simbody's 7-slot allocation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import orientation
+from .base import Mobilizer, constant_H
+
+
+@dataclasses.dataclass(frozen=True)
+class Free(Mobilizer):
+    simbody_name = "Free"
+    nu = 6
+    nq_alloc = 7
+    has_quaternion_mode = True
+    euler: bool = False
+
+    @property
+    def nq_in_use(self):
+        return 6 if self.euler else 7
+
+    @property
+    def uses_quaternion(self):
+        return not self.euler
+
+    @property
+    def qdot_is_u(self):
+        return False
+
+    def default_q(self):
+        return np.zeros(7) if self.euler else np.array([1.0, 0, 0, 0, 0, 0, 0])
+
+    def _split(self, q):
+        """(orientation slots (k, 4), p_FM (k, 3)) from the 7 slots."""
+        if self.euler:
+            return jnp.concatenate([q[..., :3], q[..., 6:7]], -1), q[..., 3:6]
+        return q[..., :4], q[..., 4:7]
+
+    def _join(self, q_rot, p):
+        if self.euler:
+            return jnp.concatenate([q_rot[..., :3], p, q_rot[..., 3:4]], -1)
+        return jnp.concatenate([q_rot, p], -1)
+
+    def calc_X_FM(self, q, params):
+        q_rot, p = self._split(q)
+        return orientation.rotation(q_rot, self.euler), p
+
+    def calc_H_FM(self, q, params):
+        return constant_H(np.eye(6), q.shape[0], q.dtype)
+
+    def calc_HDot_FM(self, q, u, params):
+        return jnp.zeros((q.shape[0], 6, 6), q.dtype)
+
+    def multiply_by_n(self, q, u):
+        q_rot, _ = self._split(q)
+        return self._join(orientation.qdot(q_rot, u[..., :3], self.euler), u[..., 3:6])
+
+    def multiply_by_n_inv(self, q, qdot):
+        q_rot, _ = self._split(q)
+        qd_rot, v = self._split(qdot)
+        return jnp.concatenate([orientation.w_from_qdot(q_rot, qd_rot, self.euler), v], -1)
+
+    def normalize_q(self, q):
+        q_rot, p = self._split(q)
+        return self._join(orientation.normalize(q_rot, self.euler), p)

@@ -1,0 +1,109 @@
+"""Orientation coordinates shared by Ball, Free and Ellipsoid: quaternion or body-fixed X-Y-Z angles.
+
+Angular velocity ``w_FM`` is expressed in the parent frame F in both modes
+(catalogue 0.4). In quaternion mode the four q are (w, x, y, z), possibly
+unnormalized: R normalizes, N uses the raw q exactly as Simbody does.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .. import spatial
+
+
+def rotation(q_rot, euler: bool):
+    """R_FM from the orientation q (k, 4) (Euler mode: first 3 are angles)."""
+    if euler:
+        return spatial.rotation_from_body_fixed_xyz(q_rot[..., :3])
+    return spatial.rotation_from_quaternion(q_rot)
+
+
+def quaternion_qdot(quat, w):
+    """qdot = N(q) w = 1/2 [0; w] (x) q with w in the parent frame; (k, 4)."""
+    e0, e1, e2, e3 = [quat[..., i] / 2 for i in range(4)]
+    w0, w1, w2 = w[..., 0], w[..., 1], w[..., 2]
+    return jnp.stack(
+        [
+            -e1 * w0 - e2 * w1 - e3 * w2,
+            e0 * w0 + e3 * w1 - e2 * w2,
+            -e3 * w0 + e0 * w1 + e1 * w2,
+            e2 * w0 - e1 * w1 + e0 * w2,
+        ],
+        -1,
+    )
+
+
+def quaternion_w(quat, qdot):
+    """w = NInv(q) qdot = 2 [-q1 q0 -q3 q2; -q2 q3 q0 -q1; -q3 -q2 q1 q0] qdot; (k, 3)."""
+    q0, q1, q2, q3 = [quat[..., i] for i in range(4)]
+    d0, d1, d2, d3 = [qdot[..., i] for i in range(4)]
+    return 2 * jnp.stack(
+        [
+            -q1 * d0 + q0 * d1 - q3 * d2 + q2 * d3,
+            -q2 * d0 + q3 * d1 + q0 * d2 - q1 * d3,
+            -q3 * d0 - q2 * d1 + q1 * d2 + q0 * d3,
+        ],
+        -1,
+    )
+
+
+def euler_xyz_qdot(angles, w):
+    """qdot = N_P(q) w for body-fixed XYZ angles with w in the parent frame; (k, 3).
+
+    Singular where cos(q1) = 0 (gimbal lock): the result is inf/NaN there.
+    """
+    s0, c0 = jnp.sin(angles[..., 0]), jnp.cos(angles[..., 0])
+    s1, c1 = jnp.sin(angles[..., 1]), jnp.cos(angles[..., 1])
+    ooc1 = 1 / c1
+    w0, w1, w2 = w[..., 0], w[..., 1], w[..., 2]
+    return jnp.stack(
+        [
+            w0 + s1 * ooc1 * (s0 * w1 - c0 * w2),
+            c0 * w1 + s0 * w2,
+            ooc1 * (-s0 * w1 + c0 * w2),
+        ],
+        -1,
+    )
+
+
+def euler_xyz_w(angles, qdot):
+    """w = NInv_P(q) qdot (never singular); (k, 3)."""
+    s0, c0 = jnp.sin(angles[..., 0]), jnp.cos(angles[..., 0])
+    s1, c1 = jnp.sin(angles[..., 1]), jnp.cos(angles[..., 1])
+    d0, d1, d2 = qdot[..., 0], qdot[..., 1], qdot[..., 2]
+    return jnp.stack([d0 + s1 * d2, c0 * d1 - s0 * c1 * d2, s0 * d1 + c0 * c1 * d2], -1)
+
+
+def euler_xyz_w_columns(angles):
+    """Columns of NInv_P as a (k, 3, 3) matrix: w = M qdot (the Gimbal hinge's angular part)."""
+    s0, c0 = jnp.sin(angles[..., 0]), jnp.cos(angles[..., 0])
+    s1, c1 = jnp.sin(angles[..., 1]), jnp.cos(angles[..., 1])
+    one, zero = jnp.ones_like(s0), jnp.zeros_like(s0)
+    return jnp.stack(
+        [
+            jnp.stack([one, zero, s1], -1),
+            jnp.stack([zero, c0, -s0 * c1], -1),
+            jnp.stack([zero, s0, c0 * c1], -1),
+        ],
+        -2,
+    )
+
+
+def qdot(q_rot, w, euler: bool):
+    """Orientation-slot qdot (k, 4): Euler mode pads the unused 4th slot with 0."""
+    if euler:
+        return jnp.concatenate([euler_xyz_qdot(q_rot[..., :3], w), jnp.zeros_like(w[..., :1])], -1)
+    return quaternion_qdot(q_rot, w)
+
+
+def w_from_qdot(q_rot, qdot_rot, euler: bool):
+    if euler:
+        return euler_xyz_w(q_rot[..., :3], qdot_rot[..., :3])
+    return quaternion_w(q_rot, qdot_rot)
+
+
+def normalize(q_rot, euler: bool):
+    if euler:
+        return q_rot
+    return q_rot / jnp.linalg.norm(q_rot, axis=-1, keepdims=True)

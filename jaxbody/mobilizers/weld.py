@@ -1,0 +1,23 @@
+"""Weld: no q, no u; X_FM is the identity. Ground is a Weld to nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+
+from .base import Mobilizer
+
+
+@dataclasses.dataclass(frozen=True)
+class Weld(Mobilizer):
+    simbody_name = "Weld"
+    nu = 0
+    nq_alloc = 0
+
+    def calc_X_FM(self, q, params):
+        k = q.shape[0]
+        return jnp.broadcast_to(jnp.eye(3, dtype=q.dtype), (k, 3, 3)), jnp.zeros((k, 3), q.dtype)
+
+    def calc_H_FM(self, q, params):
+        return jnp.zeros((q.shape[0], 6, 0), q.dtype)

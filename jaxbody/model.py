@@ -1,0 +1,82 @@
+"""The frozen Model: static Topology + Parameters (array leaves) + force elements.
+
+``system.realize_topology()`` builds it. Every number a user might sweep or
+differentiate is an array leaf here, so ``jax.vmap`` over a batch of models
+and ``jax.grad`` with respect to a model work without recompiling; only a
+change of topology retraces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from . import forces as force_elements
+from .topology import Topology
+
+
+class Parameters(eqx.Module):
+    """Per-body constants (rows: bodies, Ground first).
+
+    mass (nbodies,) kg; com_B (nbodies, 3) mass center in B; inertia_Bo_B
+    (nbodies, 3, 3) inertia about Bo in B; R_PF, p_PF the inboard frames X_PF;
+    R_BM, p_BM the outboard frames X_BM; mobilizer_params: per mobilizer
+    group (Topology.groups), (k, n_params) arrays (screw pitch, ellipsoid radii).
+    """
+
+    mass: jnp.ndarray
+    com_B: jnp.ndarray
+    inertia_Bo_B: jnp.ndarray
+    R_PF: jnp.ndarray
+    p_PF: jnp.ndarray
+    R_BM: jnp.ndarray
+    p_BM: jnp.ndarray
+    mobilizer_params: tuple
+
+
+def build_model(system):
+    """Freeze a MultibodySystem (host Python) into a Model."""
+    from .operators import Model
+
+    matter = system.get_matter_subsystem()
+    bodies = matter._bodies
+    euler = matter.get_use_euler_angles()
+    topo = Topology(
+        parent=tuple(-1 if b.parent is None else b.parent.index for b in bodies),
+        mobilizers=tuple(b.mobilizer for b in bodies),
+        q_start=tuple(b.q_start for b in bodies),
+        u_start=tuple(b.u_start for b in bodies),
+        use_euler_angles=euler,
+        body_names=tuple(b.name for b in bodies),
+    )
+    mp = [b.body.mass_properties for b in bodies]
+    f = lambda x: jnp.asarray(np.asarray(x, dtype=float))  # noqa: E731
+    params = Parameters(
+        mass=f([m.mass for m in mp]),
+        com_B=f([m.com for m in mp]),
+        inertia_Bo_B=f([m.inertia.matrix for m in mp]),
+        R_PF=f([b.X_PF[0] for b in bodies]),
+        p_PF=f([b.X_PF[1] for b in bodies]),
+        R_BM=f([b.X_BM[0] for b in bodies]),
+        p_BM=f([b.X_BM[1] for b in bodies]),
+        mobilizer_params=tuple(
+            f(np.stack([bodies[i].params for i in g.bodies]).reshape(len(g.bodies), g.mobilizer.n_params))
+            for g in topo.groups
+        ),
+    )
+    elements = tuple(e._build() for fs in system._force_subsystems for e in fs._elements)
+    default_q = np.zeros(topo.nq)
+    for b, m in zip(bodies, topo.mobilizers):
+        default_q[b.q_start : b.q_start + m.nq_alloc] = m.default_q()
+    return Model(topology=topo, parameters=params, forces=elements, default_q=f(default_q))
+
+
+def replace_parameters(model, **changes):
+    """A copy of ``model`` with some Parameters fields replaced (same topology: no recompilation)."""
+    return dataclasses.replace(model, parameters=dataclasses.replace(model.parameters, **changes))
+
+
+__all__ = ["Parameters", "build_model", "replace_parameters", "force_elements"]

@@ -1,0 +1,324 @@
+"""``Model``: the realized system and Simbody's SimbodyMatterSubsystem operators, snake_case.
+
+Every method is a pure function of (model, state, arguments): results are
+returned, nothing is written into arguments, and each works under ``jit``,
+``vmap`` and ``grad``. Each docstring names the stage the state must be
+realized to; a missing stage raises StageViolation while tracing. Spatial
+vectors are (nbodies, 2, 3), (angular, linear), at body origins, in Ground.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from . import articulated, inverse_dynamics, mass_matrix, mobilizer_batch, realize as _realize, spatial
+from . import system_properties as sp
+from ._typing import Stage
+from .errors import InvalidArgument
+from .model import Parameters
+from .state import State, require
+from .topology import Topology
+
+
+class Model(eqx.Module):
+    """A frozen multibody system: ``topology`` (static), ``parameters`` and ``forces`` (array leaves)."""
+
+    topology: Topology = eqx.field(static=True)
+    parameters: Parameters
+    forces: tuple
+    default_q: jnp.ndarray
+
+    # -- sizes ---------------------------------------------------------------
+
+    def get_num_bodies(self) -> int:
+        """Mobilized bodies including Ground."""
+        return self.topology.nbodies
+
+    def get_num_mobilities(self) -> int:
+        return self.topology.nu
+
+    def get_num_q(self) -> int:
+        """Length of q (Simbody's getTotalQAlloc)."""
+        return self.topology.nq
+
+    def get_num_u(self) -> int:
+        return self.topology.nu
+
+    def get_num_constraints(self) -> int:
+        return 0
+
+    def get_num_quaternions_in_use(self) -> int:
+        return len(self.topology.quaternion_q_index)
+
+    def get_use_euler_angles(self) -> bool:
+        return self.topology.use_euler_angles
+
+    # -- states -----------------------------------------------------------------
+
+    def default_state(self) -> State:
+        """State at t = 0 with Simbody's default q (zero angles, identity quaternions), u = 0, no forces."""
+        dtype = self.default_q.dtype
+        return State(
+            t=jnp.zeros((), dtype),
+            q=self.default_q,
+            u=jnp.zeros(self.topology.nu, dtype),
+            z=jnp.zeros(0, dtype),
+            mobility_forces=jnp.zeros(self.topology.nu, dtype),
+            body_forces=jnp.zeros((self.topology.nbodies, 2, 3), dtype),
+        )
+
+    get_default_state = default_state
+
+    def realize(self, state: State, stage: Stage = Stage.Acceleration) -> State:
+        """Realize ``state`` through ``stage``; see jaxbody.realize."""
+        return _realize.realize(self, state, stage)
+
+    def with_use_euler_angles(self, use: bool) -> "Model":
+        """The same system with every quaternion-capable mobilizer in Euler (True) or quaternion mode.
+
+        q keeps its length and layout; convert states with convert_to_euler_angles /
+        convert_to_quaternions.
+        """
+        topo = dataclasses.replace(
+            self.topology,
+            use_euler_angles=bool(use),
+            mobilizers=tuple(
+                dataclasses.replace(m, euler=bool(use)) if m.has_quaternion_mode else m for m in self.topology.mobilizers
+            ),
+        )
+        default_q = jnp.concatenate(
+            [jnp.asarray(m.default_q(), self.default_q.dtype) for m in topo.mobilizers] + [jnp.zeros(0, self.default_q.dtype)]
+        )
+        return dataclasses.replace(self, topology=topo, default_q=default_q)
+
+    def _convert_orientations(self, state: State, to_euler: bool) -> State:
+        topo = self.topology
+        q = state.q
+        for b, m in enumerate(topo.mobilizers):
+            if not m.has_quaternion_mode or m.euler == to_euler:
+                continue
+            s = topo.q_start[b]
+            if to_euler:
+                rot = spatial.body_fixed_xyz_from_rotation(spatial.rotation_from_quaternion(q[s : s + 4]))
+                block = jnp.concatenate([rot, q[s + 4 : s + m.nq_alloc], jnp.zeros(1, q.dtype)])
+            else:
+                quat = spatial.quaternion_from_rotation(spatial.rotation_from_body_fixed_xyz(q[s : s + 3]))
+                block = jnp.concatenate([quat, q[s + 3 : s + m.nq_alloc - 1]])
+            q = q.at[s : s + m.nq_alloc].set(block)
+        return state.set_q(q)
+
+    def convert_to_euler_angles(self, state: State) -> State:
+        """q of ``state`` (this model's mode) re-expressed for ``self.with_use_euler_angles(True)``; u unchanged."""
+        return self._convert_orientations(state, True)
+
+    def convert_to_quaternions(self, state: State) -> State:
+        """q re-expressed for ``self.with_use_euler_angles(False)`` (canonical w >= 0); u unchanged."""
+        return self._convert_orientations(state, False)
+
+    def normalize_quaternions(self, state: State) -> State:
+        """Every quaternion in use scaled to unit norm (other q unchanged)."""
+        return state.set_q(mobilizer_batch.normalize_q(self.topology, self.parameters, state.q))
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _abi(self, state: State):
+        """Articulated-body inertias: from the Dynamics cache, else computed now (needs Position)."""
+        if state.dynamics is not None:
+            return state.dynamics.P, state.dynamics.D_inv, state.dynamics.G
+        return articulated.calc_articulated_body_inertias(self, state.position)
+
+    def _vec(self, x, n, what, trailing=()):
+        x = jnp.asarray(x)
+        if x.shape != (n,) + tuple(trailing):
+            raise InvalidArgument(f"{what} must have shape {(n,) + tuple(trailing)}, got {x.shape}")
+        return x
+
+    def _mobility(self, f, what="mobility_forces"):
+        return self._vec(f, self.topology.nu, what)
+
+    def _bodyforces(self, F, what="body_forces"):
+        return self._vec(F, self.topology.nbodies, what, (2, 3))
+
+    # -- dynamics ---------------------------------------------------------------------
+
+    def calc_acceleration_ignoring_constraints(self, state: State, mobility_forces, body_forces):
+        """Forward dynamics of the tree: udot from ``M udot = f + J^T F - c`` (articulated-body, O(n)).
+
+        Requires Velocity. Args: mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G
+        (these are all the forces: gravity is not added). Returns (udot (nu,), A_GB (nbodies, 2, 3)).
+        """
+        require(state, Stage.Velocity, "calc_acceleration_ignoring_constraints")
+        return articulated.calc_tree_accelerations(
+            self, state.position, state.velocity, self._abi(state),
+            self._mobility(mobility_forces), self._bodyforces(body_forces),
+        )
+
+    def calc_residual_force_ignoring_constraints(self, state: State, mobility_forces, body_forces, udot):
+        """Inverse dynamics ``M udot + c - f - J^T F`` (nu,). Requires Velocity. Cost: O(n)."""
+        require(state, Stage.Velocity, "calc_residual_force_ignoring_constraints")
+        return inverse_dynamics.calc_residual_force_ignoring_constraints(
+            self, state.position, state.velocity, self._mobility(mobility_forces),
+            self._bodyforces(body_forces), self._mobility(udot, "udot"),
+        )
+
+    def calc_tree_equivalent_mobility_forces(self, state: State, body_forces):
+        """``J^T F - c`` (nu,): body forces plus velocity-induced inertial forces in u space. Requires Velocity."""
+        require(state, Stage.Velocity, "calc_tree_equivalent_mobility_forces")
+        return inverse_dynamics.calc_tree_equivalent_mobility_forces(
+            self, state.position, state.velocity, self._bodyforces(body_forces)
+        )
+
+    def calc_body_acceleration_from_udot(self, state: State, udot):
+        """``A_GB = J udot + Jdot u`` (nbodies, 2, 3). Requires Velocity."""
+        require(state, Stage.Velocity, "calc_body_acceleration_from_udot")
+        return inverse_dynamics.calc_body_acceleration_from_udot(
+            self, state.position, state.velocity, self._mobility(udot, "udot")
+        )
+
+    # -- mass matrix ---------------------------------------------------------------
+
+    def multiply_by_m(self, state: State, a):
+        """``M a`` (nu,) in O(n) without forming M. Requires Position."""
+        require(state, Stage.Position, "multiply_by_m")
+        return mass_matrix.multiply_by_m(self, state.position, self._mobility(a, "a"))
+
+    def multiply_by_m_inv(self, state: State, f):
+        """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). Requires Position."""
+        require(state, Stage.Position, "multiply_by_m_inv")
+        return articulated.multiply_by_m_inv(self, state.position, self._abi(state), self._mobility(f, "f"))
+
+    def calc_m(self, state: State):
+        """Mass matrix (nu, nu) by composite-body inertias. Requires Position. Cost O(n * depth)."""
+        require(state, Stage.Position, "calc_m")
+        return mass_matrix.calc_m(self, state.position)
+
+    def calc_m_inv(self, state: State):
+        """M^-1 (nu, nu) by nu applications of the O(n) operator. Requires Position."""
+        require(state, Stage.Position, "calc_m_inv")
+        return mass_matrix.calc_m_inv(self, state.position, self._abi(state))
+
+    def calc_composite_body_inertias(self, state: State):
+        """Composite-body spatial inertias about Bo in G (nbodies, 6, 6). Requires Position."""
+        require(state, Stage.Position, "calc_composite_body_inertias")
+        return mass_matrix.calc_composite_body_inertias(self, state.position)
+
+    def get_articulated_body_inertias(self, state: State):
+        """Articulated-body inertias P about Bo in G (nbodies, 6, 6). Requires Position."""
+        require(state, Stage.Position, "get_articulated_body_inertias")
+        return self._abi(state)[0]
+
+    # -- N operators -------------------------------------------------------------------
+
+    def calc_q_dot(self, state: State, u):
+        """``qdot = N(q) u`` (nq,). Requires Position."""
+        require(state, Stage.Position, "calc_q_dot")
+        return mobilizer_batch.multiply_by_n(self.topology, self.parameters, state.q, self._mobility(u, "u"))
+
+    def calc_q_dot_dot(self, state: State, udot):
+        """``qdotdot = N udot + NDot u`` (nq,) with the state's u. Requires Velocity."""
+        require(state, Stage.Velocity, "calc_q_dot_dot")
+        return mobilizer_batch.calc_qdotdot(self.topology, self.parameters, state.q, state.u, self._mobility(udot, "udot"))
+
+    def multiply_by_n(self, state: State, v, transpose: bool = False):
+        """``N v`` (v (nu,) -> (nq,)) or ``N^T v`` (v (nq,) -> (nu,)). Requires Position."""
+        require(state, Stage.Position, "multiply_by_n")
+        topo, prm = self.topology, self.parameters
+        if transpose:
+            return mobilizer_batch.multiply_by_n_transpose(topo, prm, state.q, self._vec(v, topo.nq, "v"))
+        return mobilizer_batch.multiply_by_n(topo, prm, state.q, self._mobility(v, "v"))
+
+    def multiply_by_n_inv(self, state: State, v, transpose: bool = False):
+        """``NInv v`` (v (nq,) -> (nu,)) or ``NInv^T v`` (v (nu,) -> (nq,)). Requires Position."""
+        require(state, Stage.Position, "multiply_by_n_inv")
+        topo, prm = self.topology, self.parameters
+        if transpose:
+            return mobilizer_batch.multiply_by_n_inv_transpose(topo, prm, state.q, self._mobility(v, "v"))
+        return mobilizer_batch.multiply_by_n_inv(topo, prm, state.q, self._vec(v, topo.nq, "v"))
+
+    def multiply_by_n_dot(self, state: State, v, transpose: bool = False):
+        """``NDot v`` (v (nu,) -> (nq,)) or ``NDot^T v`` (v (nq,) -> (nu,)), NDot at the state's u. Requires Velocity."""
+        require(state, Stage.Velocity, "multiply_by_n_dot")
+        topo, prm = self.topology, self.parameters
+        if transpose:
+            return mobilizer_batch.multiply_by_n_dot_transpose(topo, prm, state.q, state.u, self._vec(v, topo.nq, "v"))
+        return mobilizer_batch.multiply_by_n_dot(topo, prm, state.q, state.u, self._mobility(v, "v"))
+
+    # -- system properties ---------------------------------------------------------------
+
+    def calc_kinetic_energy(self, state: State):
+        """Kinetic energy (J). Requires Velocity."""
+        require(state, Stage.Velocity, "calc_kinetic_energy")
+        return sp.calc_kinetic_energy(state.position, state.velocity)
+
+    def calc_potential_energy(self, state: State):
+        """Potential energy of the force elements (J). Requires Dynamics."""
+        return require(state, Stage.Dynamics, "calc_potential_energy").dynamics.potential_energy
+
+    def calc_energy(self, state: State):
+        """Kinetic plus potential energy (MultibodySystem::calcEnergy). Requires Dynamics."""
+        return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
+
+    def calc_system_mass(self, state: State | None = None):
+        return sp.calc_system_mass(self.parameters)
+
+    def calc_system_mass_center_location_in_ground(self, state: State):
+        """Requires Position."""
+        require(state, Stage.Position, "calc_system_mass_center_location_in_ground")
+        return sp.calc_mass_center_location(self.parameters, state.position)
+
+    def calc_system_mass_center_velocity_in_ground(self, state: State):
+        """Requires Velocity."""
+        require(state, Stage.Velocity, "calc_system_mass_center_velocity_in_ground")
+        return sp.calc_mass_center_velocity(self.parameters, state.position, state.velocity)
+
+    def calc_system_mass_center_acceleration_in_ground(self, state: State):
+        """Requires Acceleration."""
+        require(state, Stage.Acceleration, "calc_system_mass_center_acceleration_in_ground")
+        return sp.calc_mass_center_acceleration(self.parameters, state.position, state.velocity, state.acceleration.A_GB)
+
+    def calc_system_momentum_about_ground_origin(self, state: State):
+        """(angular momentum about the Ground origin, linear momentum) (2, 3). Requires Velocity."""
+        require(state, Stage.Velocity, "calc_system_momentum_about_ground_origin")
+        return sp.calc_momentum_about_ground_origin(state.position, state.velocity)
+
+    def calc_system_central_momentum(self, state: State):
+        """Momentum with the angular part about the system mass center (2, 3). Requires Velocity."""
+        require(state, Stage.Velocity, "calc_system_central_momentum")
+        return sp.calc_central_momentum(self.parameters, state.position, state.velocity)
+
+    def calc_system_central_inertia_in_ground(self, state: State):
+        """System inertia about its mass center, in G (3, 3). Requires Position."""
+        require(state, Stage.Position, "calc_system_central_inertia_in_ground")
+        return sp.calc_central_inertia_in_ground(self.parameters, state.position)
+
+    # -- force accumulation helpers (return new arrays) ---------------------------------------
+
+    def add_in_station_force(self, state: State, mobod, station_B, force_G, body_forces):
+        """body_forces plus a force applied at a station (in B) of ``mobod``. Requires Position."""
+        pos = require(state, Stage.Position, "add_in_station_force").position
+        r = spatial.matvec(pos.R_GB[mobod.index], jnp.asarray(station_B))
+        force_G = jnp.asarray(force_G)
+        return self._bodyforces(body_forces).at[mobod.index].add(jnp.stack([jnp.cross(r, force_G), force_G]))
+
+    def add_in_body_torque(self, state: State, mobod, torque_G, body_forces):
+        """body_forces plus a torque (in G) on ``mobod``."""
+        return self._bodyforces(body_forces).at[mobod.index, 0].add(jnp.asarray(torque_G))
+
+    def add_in_mobility_force(self, state: State, mobod, which_u: int, f, mobility_forces):
+        """mobility_forces plus ``f`` on mobility ``which_u`` of ``mobod``."""
+        mobod._check_u_index(which_u)
+        return self._mobility(mobility_forces).at[mobod.u_start + which_u].add(f)
+
+    def get_gravity_body_forces(self, state: State):
+        """Body forces (nbodies, 2, 3) of the model's gravity elements alone. Requires Position."""
+        from .forces import Gravity, UniformGravity
+
+        require(state, Stage.Position, "get_gravity_body_forces")
+        F = jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype)
+        for element in self.forces:
+            if isinstance(element, (Gravity, UniformGravity)):
+                F = F + element.calc(self, state)[0]
+        return F

@@ -1,0 +1,225 @@
+"""The immutable State pytree and its per-stage caches.
+
+A State holds what evolves (t, q, u, z), the applied forces a user sets on
+it (Simbody's DiscreteForces), and one cache per realized stage. Setters
+return a new State with the caches that the change invalidates dropped, as
+Simbody invalidates stages: q drops Position and later, u drops Velocity and
+later, t drops everything from Time on, z and applied forces drop Dynamics
+and later. A dropped cache is ``None``; reading it raises StageViolation
+during tracing, so a stale cache can never be read through the API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from ._typing import Stage
+from .errors import InvalidArgument, StageViolation
+
+
+class PositionCache(eqx.Module):
+    """Position kinematics, all per body (nbodies rows, Ground first), in Ground unless named.
+
+    R_FM, p_FM: mobilizer transform X_FM (nbodies, 3, 3), (nbodies, 3).
+    R_GB, p_GB: body transforms X_GB.
+    p_PB_G: vector from parent origin to body origin, in G (nbodies, 3).
+    H_FM: hinge matrix in F, (nbodies, 6, nu_max), padded columns zero.
+    H_PB_G: hinge matrix mapping u to V_PB in G, (nbodies, 6, nu_max).
+    r_MB_F: ``R_FM p_MB``, from Mo to Bo expressed in F (nbodies, 3).
+    R_GF: rotation of the inboard frame F in G.
+    Mk_G: spatial inertia about Bo in G (nbodies, 6, 6).
+    p_GBc: mass-center locations in G (nbodies, 3).
+    quaternion_errors: |q| - 1 per quaternion in use, in Simbody's pool order.
+    """
+
+    R_FM: jnp.ndarray
+    p_FM: jnp.ndarray
+    R_GB: jnp.ndarray
+    p_GB: jnp.ndarray
+    p_PB_G: jnp.ndarray
+    H_FM: jnp.ndarray
+    H_PB_G: jnp.ndarray
+    r_MB_F: jnp.ndarray
+    R_GF: jnp.ndarray
+    Mk_G: jnp.ndarray
+    p_GBc: jnp.ndarray
+    quaternion_errors: jnp.ndarray
+
+
+class VelocityCache(eqx.Module):
+    """Velocity kinematics (all spatial vectors (nbodies, 2, 3), at Bo, in G).
+
+    qdot: (nq,). V_GB: body spatial velocities. V_PB_G: ``H u`` (velocity across
+    each mobilizer, in G). V_FM: mobilizer velocity in F. HDot_PB_G: (nbodies, 6,
+    nu_max). mobilizer_coriolis: A_b. total_coriolis: ``Jdot u``, the body
+    accelerations at udot = 0. gyroscopic: b. centrifugal: ``Mk a + b``.
+    """
+
+    qdot: jnp.ndarray
+    V_GB: jnp.ndarray
+    V_PB_G: jnp.ndarray
+    V_FM: jnp.ndarray
+    HDot_PB_G: jnp.ndarray
+    mobilizer_coriolis: jnp.ndarray
+    total_coriolis: jnp.ndarray
+    gyroscopic: jnp.ndarray
+    centrifugal: jnp.ndarray
+
+
+class DynamicsCache(eqx.Module):
+    """Forces and articulated-body inertias.
+
+    body_forces: total applied spatial forces (nbodies, 2, 3) at Bo in G (force
+    elements plus the State's applied body forces). mobility_forces: (nu,).
+    potential_energy: scalar. P, D_inv, G: articulated-body inertia (nbodies,
+    6, 6), inverse of ``H^T P H`` (nbodies, nu_max, nu_max) and ``P H D^-1``
+    (nbodies, 6, nu_max).
+    """
+
+    body_forces: jnp.ndarray
+    mobility_forces: jnp.ndarray
+    potential_energy: jnp.ndarray
+    P: jnp.ndarray
+    D_inv: jnp.ndarray
+    G: jnp.ndarray
+
+
+class AccelerationCache(eqx.Module):
+    """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G."""
+
+    udot: jnp.ndarray
+    qdotdot: jnp.ndarray
+    A_GB: jnp.ndarray
+
+
+_CACHE_FIELDS = ("position", "velocity", "dynamics", "acceleration")
+_CACHE_STAGE = {
+    "position": Stage.Position,
+    "velocity": Stage.Velocity,
+    "dynamics": Stage.Dynamics,
+    "acceleration": Stage.Acceleration,
+}
+
+
+class State(eqx.Module):
+    """Time, generalized coordinates and speeds, auxiliary states, applied forces, stage caches.
+
+    t: scalar (s). q: (nq,) laid out as Simbody's State q (see README, "q
+    layout"). u: (nu,). z: (nz,). mobility_forces: applied generalized forces
+    (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
+    origin, in Ground (Ground's row is ignored).
+    """
+
+    t: jnp.ndarray
+    q: jnp.ndarray
+    u: jnp.ndarray
+    z: jnp.ndarray
+    mobility_forces: jnp.ndarray
+    body_forces: jnp.ndarray
+    position: Optional[PositionCache] = None
+    velocity: Optional[VelocityCache] = None
+    dynamics: Optional[DynamicsCache] = None
+    acceleration: Optional[AccelerationCache] = None
+
+    # -- stage bookkeeping ----------------------------------------------------
+
+    def get_system_stage(self) -> Stage:
+        """Highest stage whose cache is valid (Time when nothing is realized)."""
+        stage = Stage.Time
+        for name in _CACHE_FIELDS:
+            if getattr(self, name) is None:
+                break
+            stage = _CACHE_STAGE[name]
+        return stage
+
+    def _drop_from(self, first: str) -> "State":
+        keep = {}
+        dropping = False
+        for name in _CACHE_FIELDS:
+            dropping = dropping or name == first
+            keep[name] = None if dropping else getattr(self, name)
+        return _replace(self, **keep)
+
+    # -- setters (each returns a new State) ----------------------------------
+
+    def set_time(self, t) -> "State":
+        return _replace(self._drop_from("position"), t=jnp.asarray(t, self.t.dtype))
+
+    def set_q(self, q) -> "State":
+        q = jnp.asarray(q, self.q.dtype)
+        _check_shape(q, self.q.shape, "q")
+        return _replace(self._drop_from("position"), q=q)
+
+    def set_u(self, u) -> "State":
+        u = jnp.asarray(u, self.u.dtype)
+        _check_shape(u, self.u.shape, "u")
+        return _replace(self._drop_from("velocity"), u=u)
+
+    def set_z(self, z) -> "State":
+        z = jnp.asarray(z, self.z.dtype)
+        _check_shape(z, self.z.shape, "z")
+        return _replace(self._drop_from("dynamics"), z=z)
+
+    def set_mobility_forces(self, f) -> "State":
+        """Set the applied generalized forces (nu,); drops Dynamics and later."""
+        f = jnp.asarray(f, self.mobility_forces.dtype)
+        _check_shape(f, self.mobility_forces.shape, "mobility_forces")
+        return _replace(self._drop_from("dynamics"), mobility_forces=f)
+
+    def set_body_forces(self, F) -> "State":
+        """Set the applied body spatial forces (nbodies, 2, 3) at Bo in G; drops Dynamics and later."""
+        F = jnp.asarray(F, self.body_forces.dtype)
+        _check_shape(F, self.body_forces.shape, "body_forces")
+        return _replace(self._drop_from("dynamics"), body_forces=F)
+
+    # -- simple getters -------------------------------------------------------
+
+    def get_time(self):
+        return self.t
+
+    def get_q(self):
+        return self.q
+
+    def get_u(self):
+        return self.u
+
+    def get_z(self):
+        return self.z
+
+    def get_nq(self) -> int:
+        return self.q.shape[-1]
+
+    def get_nu(self) -> int:
+        return self.u.shape[-1]
+
+    def get_q_dot(self):
+        return require(self, Stage.Velocity, "State.get_q_dot").velocity.qdot
+
+    def get_u_dot(self):
+        return require(self, Stage.Acceleration, "State.get_u_dot").acceleration.udot
+
+    def get_q_dot_dot(self):
+        return require(self, Stage.Acceleration, "State.get_q_dot_dot").acceleration.qdotdot
+
+
+def _replace(state: State, **changes) -> State:
+    return dataclasses.replace(state, **changes)
+
+
+def _check_shape(x, shape, what):
+    if x.shape != shape:
+        raise InvalidArgument(f"{what} must have shape {shape}, got {x.shape}")
+
+
+def require(state: State, stage: Stage, operation: str) -> State:
+    """Raise StageViolation (at trace time) unless ``state`` is realized to ``stage``."""
+    if state.get_system_stage() < stage:
+        raise StageViolation(
+            f"{operation} needs the state realized to Stage.{stage.name}; "
+            f"it is at Stage.{state.get_system_stage().name}. Call model.realize(state, jb.Stage.{stage.name}) first."
+        )
+    return state
