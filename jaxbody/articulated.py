@@ -46,13 +46,15 @@ def calc_articulated_body_inertias(model, pos):
     Cost: one inward level scan, O(nb).
     """
     topo = model.topology
-    pad_eye = jax.vmap(jnp.diag)(jnp.asarray(1.0 - topo.body_u_mask, pos.Mk_G.dtype))
+    u_mask = jnp.asarray(topo.body_u_mask, pos.Mk_G.dtype)
+    eye = jnp.eye(topo.nu_max, dtype=pos.Mk_G.dtype)
 
     def step(x, children_P):
-        Mk, H, pad, l = x
+        Mk, H, mask, l = x
         P = Mk + children_P
         PH = P @ H
-        D = jnp.swapaxes(H, -1, -2) @ PH + pad
+        # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots).
+        D = jnp.swapaxes(H, -1, -2) @ PH + eye * (1.0 - mask[..., None, :])
         D_inv = small_spd_inverse(D)
         G = PH @ D_inv
         P_plus = P - G @ jnp.swapaxes(PH, -1, -2)
@@ -62,7 +64,7 @@ def calc_articulated_body_inertias(model, pos):
 
     with jax.named_scope("articulated_body_inertias"):
         (P, D_inv, G), _ = tree_scan.inward(
-            topo, step, (pos.Mk_G, pos.H_PB_G, pad_eye, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype)
+            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype)
         )
     return P, D_inv, G
 

@@ -81,17 +81,20 @@ def inward(topo: Topology, step, per_body, zero_contribution):
     W = topo.level_bodies.shape[1]
     carry0 = jax.tree_util.tree_map(lambda z: jnp.zeros((W,) + jnp.shape(z), jnp.result_type(z)), zero_contribution)
     onehot = jnp.asarray(topo.level_to_parent_onehot)
+    valid = jnp.asarray(topo.level_bodies < topo.nbodies)
 
     def scan_step(children_sum, inputs):
-        x, to_parent = inputs
+        x, to_parent, is_body = inputs
         out, contribution = step(x, children_sum)
-        to_parent = to_parent.astype(jax.tree_util.tree_leaves(contribution)[0].dtype)
-        parent_sum = jax.tree_util.tree_map(
-            lambda c: jnp.tensordot(to_parent, c, axes=([0], [0])), contribution
-        )
-        return parent_sum, out
 
-    ground_sum, ys = jax.lax.scan(scan_step, carry0, (xs, onehot), reverse=True)
+        def to_parents(c):
+            # Padding slots contribute exactly zero, even if their (discarded) values are not finite.
+            c = jnp.where(is_body.reshape((-1,) + (1,) * (c.ndim - 1)), c, 0)
+            return jnp.tensordot(to_parent.astype(c.dtype), c, axes=([0], [0]))
+
+        return jax.tree_util.tree_map(to_parents, contribution), out
+
+    ground_sum, ys = jax.lax.scan(scan_step, carry0, (xs, onehot, valid), reverse=True)
 
     def scatter_back(y):
         flat = y.reshape((-1,) + y.shape[2:])
