@@ -1,0 +1,85 @@
+"""State is immutable, realize is pure, and setters drop exactly the caches Simbody invalidates."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbody as jb
+
+
+@pytest.fixture(scope="module")
+def double_pendulum():
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    body = jb.Body.Rigid(jb.MassProperties(2.0, [0, -0.5, 0], jb.Inertia.from_matrix(np.diag([0.7, 0.2, 0.7]))))
+    b1 = jb.MobilizedBody.Pin(matter.Ground(), jb.Transform(), body, jb.Transform([0, 0.5, 0]))
+    b2 = jb.MobilizedBody.Ball(b1, jb.Transform([0, -1.0, 0]), body, jb.Transform())
+    return system.realize_topology(), b1, b2
+
+
+def test_realize_fills_caches_in_order_and_is_pure(double_pendulum):
+    model, b1, b2 = double_pendulum
+    s0 = model.default_state()
+    assert s0.get_system_stage() == jb.Stage.Time
+    s1 = model.realize(s0, jb.Stage.Velocity)
+    assert s0.position is None and s0.get_system_stage() == jb.Stage.Time  # input untouched
+    assert s1.get_system_stage() == jb.Stage.Velocity and s1.dynamics is None
+    s2 = model.realize(s1, jb.Stage.Acceleration)
+    assert s2.position is s1.position and s2.velocity is s1.velocity  # valid caches are reused
+    assert s2.get_system_stage() == jb.Stage.Acceleration
+
+
+def test_setters_drop_what_they_invalidate(double_pendulum):
+    model, b1, b2 = double_pendulum
+    s = model.realize(model.default_state(), jb.Stage.Acceleration)
+    assert b1.set_one_q(s, 0, 0.3).get_system_stage() == jb.Stage.Time
+    assert b2.set_q_from_vector(s, jnp.array([0.6, 0.0, 0.8, 0.0])).position is None
+    su = b1.set_one_u(s, 0, 1.0)
+    assert su.position is s.position and su.velocity is None
+    sf = s.set_mobility_forces(jnp.ones(4))
+    assert sf.velocity is s.velocity and sf.dynamics is None and sf.acceleration is None
+    assert s.set_body_forces(jnp.zeros((3, 2, 3))).dynamics is None
+    assert s.set_time(1.0).position is None
+
+
+def test_stale_cache_cannot_be_read(double_pendulum):
+    model, b1, b2 = double_pendulum
+    s = model.realize(model.default_state(), jb.Stage.Acceleration)
+    moved = b1.set_one_q(s, 0, 0.3)
+    with pytest.raises(jb.StageViolation, match="Stage.Position"):
+        b2.get_body_transform(moved)
+    with pytest.raises(jb.StageViolation, match="Stage.Velocity"):
+        b1.get_body_velocity(b1.set_one_u(s, 0, 2.0))
+    with pytest.raises(jb.StageViolation, match="Stage.Acceleration"):
+        b1.get_body_acceleration(s.set_mobility_forces(jnp.ones(4)))
+    with pytest.raises(jb.StageViolation):
+        model.calc_m(moved)
+    # After realizing again the reader sees the new configuration, not the old one.
+    fresh = model.realize(moved, jb.Stage.Position)
+    R = np.asarray(b1.get_body_rotation(fresh))
+    np.testing.assert_allclose(R[:2, :2], [[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]], atol=1e-15)
+
+
+def test_handles_read_and_write_their_own_slots(double_pendulum):
+    model, b1, b2 = double_pendulum
+    assert (model.get_num_q(), model.get_num_u(), model.get_num_bodies()) == (5, 4, 3)
+    s = b2.set_u_from_vector(b1.set_one_q(model.default_state(), 0, 0.25), jnp.array([1.0, 2.0, 3.0]))
+    assert float(b1.get_one_q(s, 0)) == 0.25
+    np.testing.assert_array_equal(b2.get_u_as_vector(s), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(b2.get_q_as_vector(s), [1.0, 0, 0, 0])  # default quaternion
+    s = model.realize(s, jb.Stage.Acceleration)
+    np.testing.assert_allclose(b2.get_mobilizer_velocity(s)[0], [1.0, 2.0, 3.0])
+    X = b2.get_body_transform(s)
+    X1 = b1.get_body_transform(s)
+    # X_GB2 = X_GB1 X_B1F X_FM X_MB2 with X_FM identity here.
+    np.testing.assert_allclose((X1 * jb.Transform([0, -1.0, 0])).p, X.p, atol=1e-15)
+    assert b2.get_level_in_multibody_tree() == 2 and b2.get_parent_mobilized_body() is b1
+
+
+def test_stage_checks_also_hold_under_jit(double_pendulum):
+    model, b1, b2 = double_pendulum
+    with pytest.raises(jb.StageViolation):
+        jax.jit(lambda s: b1.get_body_velocity(s))(model.realize(model.default_state(), jb.Stage.Position))
