@@ -1,0 +1,16 @@
+"""The README's example runs as written."""
+
+import pathlib
+import re
+
+
+def test_readme_example_runs():
+    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "README has no python example"
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["udots"].shape == (4096, 4)
+    assert namespace["dudot_dm"].shape == (3,)
+    assert float(namespace["final"].t) > 0.99
