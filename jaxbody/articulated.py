@@ -52,21 +52,47 @@ def calc_articulated_body_inertias(model, pos):
     def step(x, children_P):
         Mk, H, mask, l = x
         P = Mk + children_P
-        PH = P @ H
+        PH = spatial.matmul(P, H)
         # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots).
-        D = jnp.swapaxes(H, -1, -2) @ PH + eye * (1.0 - mask[..., None, :])
+        D = spatial.tmatmul(H, PH) + eye * (1.0 - mask[..., None, :])
         D_inv = small_spd_inverse(D)
-        G = PH @ D_inv
-        P_plus = P - G @ jnp.swapaxes(PH, -1, -2)
+        G = spatial.matmul(PH, D_inv)
+        P_plus = P - spatial.matmul_t(G, PH)
         P_plus = 0.5 * (P_plus + jnp.swapaxes(P_plus, -1, -2))
-        Phi = spatial.shift_matrix(l)
-        return (P, D_inv, G), Phi @ P_plus @ jnp.swapaxes(Phi, -1, -2)
+        return (P, D_inv, G), spatial.shift_inertia(P_plus, l)
 
     with jax.named_scope("articulated_body_inertias"):
         (P, D_inv, G), _ = tree_scan.inward(
             topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype)
         )
     return P, D_inv, G
+
+
+def articulated_force_pass(model, pos, G, f, z_local):
+    """ABA pass 1 (tip to base): articulated forces and mobility residuals.
+
+    Args:
+        G: ``P H D^-1`` (nbodies, 6, nu_max). f: mobility forces (nu,).
+        z_local: per-body ``P A_b + b - F_applied`` (nbodies, 2, 3), zeros for the pure M^-1 operator.
+
+    Returns:
+        eps (nbodies, nu_max) = ``f - H^T z``; z_plus (nbodies, 6) = ``z + G eps``, at Bo in G.
+    """
+    topo = model.topology
+    f_b = mobilizer_batch.per_body_u(topo, f)
+
+    def pass1(x, children_z):
+        H_b, G_b, f_bb, z_loc, l = x
+        z = spatial.flat(z_loc) + children_z
+        eps = f_bb - spatial.mattvec(H_b, z)
+        z_plus = z + spatial.matvec(G_b, eps)
+        return (eps, z_plus), spatial.flat(spatial.shift_force(spatial.unflat(z_plus), l))
+
+    with jax.named_scope("aba_pass1"):
+        (eps, z_plus), _ = tree_scan.inward(
+            topo, pass1, (pos.H_PB_G, G, f_b, z_local, pos.p_PB_G), jnp.zeros(6, pos.Mk_G.dtype)
+        )
+    return eps, z_plus
 
 
 def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
@@ -84,31 +110,26 @@ def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
     Cost: one inward and one outward level scan, O(nb).
     """
     topo = model.topology
-    f_b = mobilizer_batch.per_body_u(topo, f)
-    H = pos.H_PB_G
-
-    def pass1(x, children_z):
-        H_b, G_b, f_bb, z_loc, l = x
-        z = spatial.flat(z_loc) + children_z
-        eps = f_bb - spatial.mattvec(H_b, z)
-        z_plus = z + spatial.matvec(G_b, eps)
-        return eps, spatial.flat(spatial.shift_force(spatial.unflat(z_plus), l))
+    eps, _ = articulated_force_pass(model, pos, G, f, z_local)
 
     def pass2(parent, x):
         A_parent, _ = parent
-        DI, G_b, H_b, eps, Ab, l = x
+        DI, G_b, H_b, eps_b, Ab, l = x
         A_plus = spatial.flat(spatial.shift_motion(A_parent, l))
-        udot = spatial.matvec(DI, eps) - spatial.mattvec(G_b, A_plus)
+        udot = spatial.matvec(DI, eps_b) - spatial.mattvec(G_b, A_plus)
         A = spatial.unflat(A_plus + spatial.matvec(H_b, udot)) + Ab
         return A, udot
 
     dtype = pos.Mk_G.dtype
-    with jax.named_scope("aba_pass1"):
-        eps, _ = tree_scan.inward(topo, pass1, (H, G, f_b, z_local, pos.p_PB_G), jnp.zeros(6, dtype))
     with jax.named_scope("aba_pass2"):
         root = (jnp.zeros((2, 3), dtype), jnp.zeros(topo.nu_max, dtype))
-        A_GB, udot_b = tree_scan.outward(topo, pass2, root, (D_inv, G, H, eps, A_b, pos.p_PB_G))
+        A_GB, udot_b = tree_scan.outward(topo, pass2, root, (D_inv, G, pos.H_PB_G, eps, A_b, pos.p_PB_G))
     return mobilizer_batch.from_per_body_u(topo, udot_b), A_GB
+
+
+def articulated_z_local(P, vel, body_forces):
+    """``P A_b + b - F_applied`` (nbodies, 2, 3): each body's articulated bias before its children."""
+    return spatial.unflat(spatial.matvec(P, spatial.flat(vel.mobilizer_coriolis))) + vel.gyroscopic - body_forces
 
 
 def calc_tree_accelerations(model, pos, vel, abi, mobility_forces, body_forces):
@@ -117,7 +138,7 @@ def calc_tree_accelerations(model, pos, vel, abi, mobility_forces, body_forces):
     Returns udot (nu,), A_GB (nbodies, 2, 3).
     """
     P, D_inv, G = abi
-    z_local = spatial.unflat(spatial.matvec(P, spatial.flat(vel.mobilizer_coriolis))) + vel.gyroscopic - body_forces
+    z_local = articulated_z_local(P, vel, body_forces)
     return articulated_solve(model, pos, P, D_inv, G, mobility_forces, z_local, vel.mobilizer_coriolis)
 
 

@@ -29,17 +29,3 @@ def calc_tree_equivalent_mobility_forces(model, pos, vel, body_forces):
     topo = model.topology
     F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, body_forces - vel.centrifugal)
     return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F)))
-
-
-def multiply_by_system_jacobian_transpose(model, pos, body_forces):
-    """``J^T F`` (nu,) for spatial forces F (nbodies, 2, 3) at Bo in G. Cost: one inward scan."""
-    topo = model.topology
-    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, body_forces)
-    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F)))
-
-
-def multiply_by_system_jacobian(model, pos, u):
-    """``J u`` (nbodies, 2, 3): body spatial velocities at Bo in G for speeds u. Cost: one outward scan."""
-    topo = model.topology
-    Hu = spatial.unflat(spatial.matvec(pos.H_PB_G, mobilizer_batch.per_body_u(topo, u)))
-    return tree_scan.shift_outward(topo, pos.p_PB_G, Hu)

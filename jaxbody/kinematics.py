@@ -47,16 +47,16 @@ def realize_position(model, q) -> PositionCache:
         parent = jnp.asarray([max(p, 0) for p in topo.parent])
         R_GP, p_GP = R_GB[parent], p_GB[parent]
         p_PB_G = p_GB - p_GP
-        R_GF = R_GP @ prm.R_PF
+        R_GF = spatial.matmul(R_GP, prm.R_PF)
         r_MB_F = spatial.matvec(R_FM, p_MB)  # from Mo to Bo, in F
 
         # H_PB_G = R_GF [H_w ; H_v + H_w x r]
         Hw, Hv = _rows(H_FM)
         Hv_B = Hv + _cross_columns(-r_MB_F, Hw)  # H_w x r == -(r x H_w)
-        H_PB_G = jnp.concatenate([R_GF @ Hw, R_GF @ Hv_B], -2)
+        H_PB_G = jnp.concatenate([spatial.matmul(R_GF, Hw), spatial.matmul(R_GF, Hv_B)], -2)
 
         c_G = spatial.matvec(R_GB, prm.com_B)
-        I_o_G = R_GB @ prm.inertia_Bo_B @ jnp.swapaxes(R_GB, -1, -2)
+        I_o_G = spatial.matmul_t(spatial.matmul(R_GB, prm.inertia_Bo_B), R_GB)
         Mk_G = spatial.spatial_inertia_matrix(prm.mass, c_G, I_o_G)
 
         quat = q[topo.quaternion_q_index]
@@ -105,7 +105,8 @@ def realize_velocity(model, pos: PositionCache, q, u) -> VelocityCache:
         HDv_B = HDv - _cross_columns(r, HDw) - _cross_columns(w_FM_x_r, Hw)
         Hw_G, Hv_G = _rows(pos.H_PB_G)
         HDot_PB_G = jnp.concatenate(
-            [pos.R_GF @ HDw + _cross_columns(w_GP, Hw_G), pos.R_GF @ HDv_B + _cross_columns(w_GP, Hv_G)], -2
+            [spatial.matmul(pos.R_GF, HDw) + _cross_columns(w_GP, Hw_G), spatial.matmul(pos.R_GF, HDv_B) + _cross_columns(w_GP, Hv_G)],
+            -2,
         )
 
         VD = spatial.unflat(spatial.matvec(HDot_PB_G, u_b))

@@ -30,8 +30,7 @@ def calc_composite_body_inertias(model, pos):
     def step(x, children):
         Mk, l = x
         R = Mk + children
-        Phi = spatial.shift_matrix(l)
-        return R, Phi @ R @ jnp.swapaxes(Phi, -1, -2)
+        return R, spatial.shift_inertia(R, l)
 
     R, _ = tree_scan.inward(model.topology, step, (pos.Mk_G, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype))
     return R
@@ -49,12 +48,12 @@ def calc_m(model, pos):
     topo = model.topology
     R = calc_composite_body_inertias(model, pos)
     H = pos.H_PB_G
-    F = R @ H  # (nbodies, 6, nu_max): force at Bo_i per unit motion of each mobility of i
+    F = spatial.matmul(R, H)  # (nbodies, 6, nu_max): force at Bo_i per unit motion of each mobility of i
     anc, desc = topo.ancestor_pairs
     F_i = F[desc]
     l = pos.p_GB[desc] - pos.p_GB[anc]  # from Bo_j to Bo_i
     shifted = jnp.concatenate([F_i[:, :3] + jnp.cross(l[:, :, None], F_i[:, 3:], axis=-2), F_i[:, 3:]], -2)
-    blocks = jnp.swapaxes(H[anc], -1, -2) @ shifted
+    blocks = spatial.tmatmul(H[anc], shifted)
     flat = jnp.concatenate([blocks.reshape(-1), jnp.zeros((1,), blocks.dtype)])
     return flat[topo.mass_matrix_gather]
 

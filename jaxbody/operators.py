@@ -18,12 +18,13 @@ from . import articulated, inverse_dynamics, mass_matrix, mobilizer_batch, reali
 from . import system_properties as sp
 from ._typing import Stage
 from .errors import InvalidArgument
+from .jacobian_operators import JacobianOperators
 from .model import Parameters
 from .state import State, require
 from .topology import Topology
 
 
-class Model(eqx.Module):
+class Model(JacobianOperators, eqx.Module):
     """A frozen multibody system: ``topology`` (static), ``parameters`` and ``forces`` (array leaves)."""
 
     topology: Topology = eqx.field(static=True)

@@ -52,14 +52,35 @@ def safe_norm(v, axis=-1, keepdims=False):
     return jnp.where(is_zero, 0.0, jnp.sqrt(safe_sq))
 
 
+# Small-matrix products are written as broadcast multiply-and-sum rather than
+# dot_general: for 3x3 and 6x6 blocks batched over bodies and states, XLA
+# fuses these into vectorized loops on CPU and GPU, whereas a batched dot
+# becomes one tiny matrix call per batch element.
+
+
 def matvec(A, x):
     """Batched ``A @ x`` for A (..., m, n), x (..., n)."""
-    return jnp.einsum("...ij,...j->...i", A, x)
+    return jnp.sum(A * x[..., None, :], axis=-1)
 
 
 def mattvec(A, x):
     """Batched ``A.T @ x`` for A (..., m, n), x (..., m)."""
-    return jnp.einsum("...ji,...j->...i", A, x)
+    return jnp.sum(A * x[..., :, None], axis=-2)
+
+
+def matmul(A, B):
+    """Batched ``A @ B`` for A (..., m, k), B (..., k, n)."""
+    return jnp.sum(A[..., :, :, None] * B[..., None, :, :], axis=-2)
+
+
+def matmul_t(A, B):
+    """Batched ``A @ B.T`` for A (..., m, k), B (..., n, k)."""
+    return jnp.sum(A[..., :, None, :] * B[..., None, :, :], axis=-1)
+
+
+def tmatmul(A, B):
+    """Batched ``A.T @ B`` for A (..., k, m), B (..., k, n)."""
+    return jnp.sum(A[..., :, :, None] * B[..., :, None, :], axis=-3)
 
 
 # --------------------------------------------------------------------------
@@ -91,7 +112,7 @@ def rot_z(angle):
 
 def rotation_from_body_fixed_xyz(angles):
     """``R = Rx(a0) Ry(a1) Rz(a2)`` (body-fixed X-Y-Z). angles (..., 3) -> (..., 3, 3)."""
-    return rot_x(angles[..., 0]) @ rot_y(angles[..., 1]) @ rot_z(angles[..., 2])
+    return matmul(matmul(rot_x(angles[..., 0]), rot_y(angles[..., 1])), rot_z(angles[..., 2]))
 
 
 def body_fixed_xyz_from_rotation(R):
@@ -178,7 +199,7 @@ def perp(n):
 
 def compose(R_AB, p_AB, R_BC, p_BC):
     """``X_AC = X_AB X_BC``."""
-    return R_AB @ R_BC, p_AB + matvec(R_AB, p_BC)
+    return matmul(R_AB, R_BC), p_AB + matvec(R_AB, p_BC)
 
 
 def invert(R_AB, p_AB):
@@ -211,6 +232,26 @@ def shift_matrix(l):
     return jnp.concatenate(
         [jnp.concatenate([eye, skew(l)], -1), jnp.concatenate([zero, eye], -1)], -2
     )
+
+
+def shift_inertia(P, l):
+    """``Phi(l) P Phi(l)^T`` for spatial matrices P (..., 6, 6): move an inertia-like matrix from B to P, l = p_PB.
+
+    With ``P = [[A, B], [C, D]]`` and ``L = [l]x``: ``[[A + L C - (B + L D) L, B + L D], [C - D L, D]]``,
+    computed with 3x3 blocks (far cheaper than two 6x6 products).
+    """
+    A, B, C, D = P[..., :3, :3], P[..., :3, 3:], P[..., 3:, :3], P[..., 3:, 3:]
+
+    def L_times(X):  # [l]x X, column by column
+        return jnp.cross(l[..., :, None], X, axis=-2)
+
+    def times_L(X):  # X [l]x = -([l]x X^T)^T
+        return -jnp.swapaxes(L_times(jnp.swapaxes(X, -1, -2)), -1, -2)
+
+    B_new = B + L_times(D)
+    A_new = A + L_times(C) - times_L(B_new)
+    C_new = C - times_L(D)
+    return jnp.concatenate([jnp.concatenate([A_new, B_new], -1), jnp.concatenate([C_new, D], -1)], -2)
 
 
 def flat(V):

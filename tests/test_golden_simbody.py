@@ -33,8 +33,9 @@ def _elements(I):
     return jnp.stack([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])
 
 
-def evaluate(model, q, u, tau, F_applied, udot_known, udot_simbody):
-    """All tree quantities Simbody reported, for one sample."""
+def evaluate(model, q, u, tau, F_applied, udot_known, udot_simbody, *, tasks):
+    """All tree quantities Simbody reported, for one sample. tasks: ((station body, station), (frame body, origin))."""
+    (sb, station), (fb, origin) = tasks
     state = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)
     gravity = model.get_gravity_body_forces(state)
     F = gravity + F_applied
@@ -62,14 +63,32 @@ def evaluate(model, q, u, tau, F_applied, udot_known, udot_simbody):
         "central_momentum": model.calc_system_central_momentum(state).reshape(6),
         "central_inertia": _elements(model.calc_system_central_inertia_in_ground(state)),
         "N": jax.vmap(lambda e: model.calc_q_dot(state, e), out_axes=1)(jnp.eye(model.get_num_u())),
+        "J": model.calc_system_jacobian_matrix(state),
+        "J_bias": model.calc_bias_for_system_jacobian(state).reshape(-1, 6),
+        "station_J": model.calc_station_jacobian(state, [sb], station[None]),
+        "station_J_bias": model.calc_bias_for_station_jacobian(state, sb, station),
+        "frame_J": model.calc_frame_jacobian(state, [fb], origin[None]),
+        "frame_J_bias": model.calc_bias_for_frame_jacobian(state, fb, origin).reshape(6),
+        "mobilizer_reaction_forces": model.calc_mobilizer_reaction_forces(realized).reshape(-1, 6),
+        "mobilizer_reaction_forces_free_body": model.calc_mobilizer_reaction_forces_using_free_body_method(realized).reshape(-1, 6),
+        "mass_center_acceleration": model.calc_system_mass_center_acceleration_in_ground(realized),
     }
+
+
+def _task_spec(case, handles):
+    st, ft = case["station_task"], case["frame_task"]
+    return (
+        (handles[st["body"]].index, jnp.asarray(st["station"])),
+        (handles[ft["body"]].index, jnp.asarray(ft["origin"])),
+    )
 
 
 @functools.lru_cache(maxsize=None)
 def case_model(name):
     case, results = load_case(name)
-    model, _ = build_case(case, use_euler_angles=True)
-    return case, results, model, jax.jit(evaluate)
+    model, handles = build_case(case, use_euler_angles=True)
+    tasks = _task_spec(case, handles)
+    return case, results, model, jax.jit(functools.partial(evaluate, tasks=tasks)), tasks
 
 
 def _inputs(model, sample, result):
@@ -103,12 +122,27 @@ EULER_KEYS = {
     "momentum_about_ground_origin": lambda r: r["momentum_about_ground_origin"],
     "central_momentum": lambda r: r["central_momentum"],
     "central_inertia": lambda r: r["central_inertia"],
+    "J": lambda r: r["J"],
+    "J_bias": lambda r: r["J_bias"],
+    "station_J": lambda r: r["station_J"],
+    "station_J_bias": lambda r: r["station_J_bias"],
+    "frame_J": lambda r: r["frame_J"],
+    "frame_J_bias": lambda r: r["frame_J_bias"],
+}
+
+# Quantities that depend on the realized accelerations: comparable only for trees.
+TREE_ONLY_KEYS = {
+    "mobilizer_reaction_forces": lambda r: r["realized"]["mobilizer_reaction_forces"],
+    "mobilizer_reaction_forces_free_body": lambda r: r["realized"]["mobilizer_reaction_forces"],
+    "mass_center_acceleration": lambda r: r["realized"]["mass_center_acceleration"],
+    "realized_udot": lambda r: r["realized"]["udot"],
+    "qdotdot": lambda r: r["qdotdot"],
 }
 
 
 @pytest.mark.parametrize("name", ALL_CASES)
 def test_euler_mode_matches_simbody(name):
-    case, results, model, run = case_model(name)
+    case, results, model, run, _ = case_model(name)
     assert model.get_num_q() == case["nq"] and model.get_num_u() == case["nu"]
     for k, (sample, result) in enumerate(zip(case["samples"], results["samples"])):
         got = run(model, *_inputs(model, sample, result))
@@ -117,27 +151,24 @@ def test_euler_mode_matches_simbody(name):
         if "N" in result:
             assert_close(got["N"], result["N"], f"{name} sample {k} N")
         if not case["constraints"]:
-            assert_close(got["realized_udot"], result["realized"]["udot"], f"{name} sample {k} realized udot")
-            assert_close(got["realized_udot"], result["udot"], f"{name} sample {k} udot")
-        # qdotdot is only comparable when Simbody's udot is the tree udot we fed in.
-        if not case["constraints"]:
-            assert_close(got["qdotdot"], result["qdotdot"], f"{name} sample {k} qdotdot")
+            for key, expected in TREE_ONLY_KEYS.items():
+                assert_close(got[key], expected(result), f"{name} sample {k} {key}")
 
 
 QUATERNION_KEYS = [
     "X_GB.p", "X_GB.R", "V_GB", "M", "Minv", "udot_ignoring_constraints", "A_GB_ignoring_constraints",
     "residual_ignoring_constraints", "tree_equivalent_mobility_forces", "kinetic_energy", "central_inertia",
-    "momentum_about_ground_origin", "gravity_body_forces",
+    "momentum_about_ground_origin", "gravity_body_forces", "J", "J_bias", "station_J", "frame_J_bias",
 ]
 
 
 @pytest.mark.parametrize("name", ["chain3d_mixed", "chain3d_more", "floating_tree", "rod_chain", "weld_constraint"])
 def test_quaternion_mode_matches_simbody(name):
     """Convert Euler q to quaternions: every u-space quantity must be unchanged."""
-    case, results, euler_model, _ = case_model(name)
+    case, results, euler_model, _, tasks = case_model(name)
     model = euler_model.with_use_euler_angles(False)
     assert model.get_num_quaternions_in_use() > 0
-    run = jax.jit(evaluate)
+    run = jax.jit(functools.partial(evaluate, tasks=tasks))
     for k, (sample, result) in enumerate(zip(case["samples"], results["samples"])):
         inputs = _inputs(model, sample, result)
         q_quat = euler_model.convert_to_quaternions(euler_model.default_state().set_q(inputs[0])).q
