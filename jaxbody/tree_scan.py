@@ -3,8 +3,8 @@
 Bodies of one tree level are processed together in one ``lax.scan`` step, so
 the traced program has one step body regardless of the number of bodies, and
 XLA fusion depth stays bounded by one level's work. Levels are padded to a
-common width W with a dummy body (index ``nbodies``) whose inputs are zeros;
-its results are discarded and its contributions are masked out.
+common width W with a dummy body (index ``nbodies``) that gets Ground's
+inputs; its results are discarded and its contributions are masked out.
 
 Algorithms supply a ``step`` working on whole levels (leading axis W) and
 never see the padding.
@@ -19,10 +19,15 @@ from .topology import Topology
 
 
 def _gather_levels(topo: Topology, per_body):
-    """(nbodies, ...) leaves -> (L, W, ...) in level order, dummy rows zero."""
+    """(nbodies, ...) leaves -> (L, W, ...) in level order.
+
+    Padding slots get Ground's row: Ground's inputs are always benign (identity
+    rotations, zero mass, no mobilities), so padded work stays finite in values
+    and gradients, and its results are dropped.
+    """
 
     def gather(a):
-        padded = jnp.concatenate([a, jnp.zeros((1,) + a.shape[1:], a.dtype)], 0)
+        padded = jnp.concatenate([a, a[:1]], 0)
         return padded[topo.level_bodies]
 
     return jax.tree_util.tree_map(gather, per_body)
