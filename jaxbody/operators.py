@@ -323,3 +323,24 @@ class Model(JacobianOperators, eqx.Module):
             if isinstance(element, (Gravity, UniformGravity)):
                 F = F + element.calc(self, state)[0]
         return F
+
+
+def _compile_public_operators():
+    """Make each public operator its own ``eqx.filter_jit`` entry point.
+
+    Called eagerly, an operator then compiles once per model topology and
+    argument shapes instead of compiling its tree scans on every call; inside a
+    user's ``jax.jit``/``vmap``/``grad`` the inner jit is simply inlined.
+    MobilizedBody handles, task lists and flags are static arguments.
+    """
+    skip = {"get_num_bodies", "get_num_mobilities", "get_num_q", "get_num_u", "get_num_constraints",
+            "get_num_quaternions_in_use", "get_use_euler_angles", "default_state", "get_default_state",
+            "with_use_euler_angles", "calc_system_mass"}
+    for name in dir(Model):
+        if name.startswith("_") or name in skip:
+            continue
+        if name.startswith(("calc_", "multiply_by_", "get_", "realize", "convert_", "normalize_", "add_in_")):
+            setattr(Model, name, eqx.filter_jit(getattr(Model, name)))
+
+
+_compile_public_operators()

@@ -1,5 +1,8 @@
 """State is immutable, realize is pure, and setters drop exactly the caches Simbody invalidates."""
 
+import dataclasses
+
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -28,8 +31,12 @@ def test_realize_fills_caches_in_order_and_is_pure(double_pendulum):
     assert s0.position is None and s0.get_system_stage() == jb.Stage.Time  # input untouched
     assert s1.get_system_stage() == jb.Stage.Velocity and s1.dynamics is None
     s2 = model.realize(s1, jb.Stage.Acceleration)
-    assert s2.position is s1.position and s2.velocity is s1.velocity  # valid caches are reused
     assert s2.get_system_stage() == jb.Stage.Acceleration
+    # Valid caches are reused, not recomputed: a (deliberately) altered cache survives realize.
+    marked = dataclasses.replace(s1, position=eqx.tree_at(lambda p: p.p_GB, s1.position, s1.position.p_GB + 7.0))
+    s3 = model.realize(marked, jb.Stage.Acceleration)
+    np.testing.assert_array_equal(s3.position.p_GB, s1.position.p_GB + 7.0)
+    np.testing.assert_array_equal(s3.velocity.V_GB, s1.velocity.V_GB)
 
 
 def test_setters_drop_what_they_invalidate(double_pendulum):
