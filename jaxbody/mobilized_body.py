@@ -13,11 +13,12 @@ from . import mobilizers as mob
 from ._typing import Stage
 from .body import Body, host_transform
 from .errors import InvalidArgument, UnknownParent
+from .mobilized_body_operators import MobilizedBodyOperators
 from .spatial import Transform
 from .state import State, require
 
 
-class MobilizedBody:
+class MobilizedBody(MobilizedBodyOperators):
     """Handle to one mobilized body (Simbody's MobilizedBody)."""
 
     # -- construction -------------------------------------------------------
@@ -123,9 +124,16 @@ class MobilizedBody:
 
     @property
     def mobilizer(self) -> mob.Mobilizer:
-        """The mobilizer with the matter's current Euler/quaternion choice."""
+        """The mobilizer with the matter's Euler/quaternion choice (use mobilizer_in(state) for a State's)."""
+        return self._mobilizer(self.matter.get_use_euler_angles())
+
+    def mobilizer_in(self, state: State | None) -> mob.Mobilizer:
+        """The mobilizer as a State's q is laid out (its Euler/quaternion mode)."""
+        return self.mobilizer if state is None else self._mobilizer(state.use_euler_angles)
+
+    def _mobilizer(self, euler: bool) -> mob.Mobilizer:
         if self.mobilizer_cls.has_quaternion_mode:
-            return self.mobilizer_cls(euler=self.matter.get_use_euler_angles())
+            return self.mobilizer_cls(euler=euler)
         return self.mobilizer_cls()
 
     def get_mobilized_body_index(self) -> int:
@@ -143,8 +151,8 @@ class MobilizedBody:
         return 0 if self.parent is None else self.parent.get_level_in_multibody_tree() + 1
 
     def get_num_q(self, state: State | None = None) -> int:
-        """q in use (Ball in Euler mode: 3 of its 4 slots)."""
-        return self.mobilizer.nq_in_use
+        """q in use in ``state``'s mode (Ball in Euler mode: 3 of its 4 slots); the matter's mode without a state."""
+        return self.mobilizer_in(state).nq_in_use
 
     def get_num_u(self, state: State | None = None) -> int:
         return self.mobilizer_cls.nu
@@ -169,22 +177,23 @@ class MobilizedBody:
 
     # -- q and u ----------------------------------------------------------------
 
-    def _q_slice(self):
-        return slice(self.q_start, self.q_start + self.mobilizer.nq_in_use)
+    def _q_slice(self, state: State | None = None):
+        return slice(self.q_start, self.q_start + self.get_num_q(state))
 
     def _u_slice(self):
         return slice(self.u_start, self.u_start + self.mobilizer_cls.nu)
 
-    def _check_q_index(self, i):
-        if not 0 <= i < self.get_num_q():
-            raise InvalidArgument(f"{self.name}: q index {i} out of range 0..{self.get_num_q() - 1}")
+    def _check_q_index(self, i, state: State | None = None):
+        n = self.get_num_q(state)
+        if not 0 <= i < n:
+            raise InvalidArgument(f"{self.name}: q index {i} out of range 0..{n - 1}")
 
     def _check_u_index(self, i):
         if not 0 <= i < self.get_num_u():
             raise InvalidArgument(f"{self.name}: u index {i} out of range 0..{self.get_num_u() - 1}")
 
     def get_one_q(self, state: State, i: int):
-        self._check_q_index(i)
+        self._check_q_index(i, state)
         return state.q[self.q_start + i]
 
     def get_one_u(self, state: State, i: int):
@@ -192,7 +201,7 @@ class MobilizedBody:
         return state.u[self.u_start + i]
 
     def set_one_q(self, state: State, i: int, value) -> State:
-        self._check_q_index(i)
+        self._check_q_index(i, state)
         return state.set_q(state.q.at[self.q_start + i].set(value))
 
     def set_one_u(self, state: State, i: int, value) -> State:
@@ -200,14 +209,14 @@ class MobilizedBody:
         return state.set_u(state.u.at[self.u_start + i].set(value))
 
     def get_q_as_vector(self, state: State):
-        return state.q[self._q_slice()]
+        return state.q[self._q_slice(state)]
 
     def get_u_as_vector(self, state: State):
         return state.u[self._u_slice()]
 
     def set_q_from_vector(self, state: State, q) -> State:
-        q = _vector(q, self.get_num_q(), f"{self.name}: q")
-        return state.set_q(state.q.at[self._q_slice()].set(q))
+        q = _vector(q, self.get_num_q(state), f"{self.name}: q")
+        return state.set_q(state.q.at[self._q_slice(state)].set(q))
 
     def set_u_from_vector(self, state: State, u) -> State:
         u = _vector(u, self.get_num_u(), f"{self.name}: u")

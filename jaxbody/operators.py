@@ -69,13 +69,25 @@ class Model(JacobianOperators, eqx.Module):
             z=jnp.zeros(0, dtype),
             mobility_forces=jnp.zeros(self.topology.nu, dtype),
             body_forces=jnp.zeros((self.topology.nbodies, 2, 3), dtype),
+            use_euler_angles=self.topology.use_euler_angles,
         )
 
     get_default_state = default_state
 
     def realize(self, state: State, stage: Stage = Stage.Acceleration) -> State:
         """Realize ``state`` through ``stage``; see jaxbody.realize."""
+        self._check_mode(state)
         return _realize.realize(self, state, stage)
+
+    def _check_mode(self, state: State):
+        if state.use_euler_angles != self.topology.use_euler_angles:
+            mode = {True: "Euler-angle", False: "quaternion"}
+            raise InvalidArgument(
+                f"the state's q is in {mode[state.use_euler_angles]} mode but the model is in "
+                f"{mode[self.topology.use_euler_angles]} mode: convert the state with the model it was made "
+                "for (convert_to_euler_angles / convert_to_quaternions) and realize it with "
+                "model.with_use_euler_angles(...)"
+            )
 
     def with_use_euler_angles(self, use: bool) -> "Model":
         """The same system with every quaternion-capable mobilizer in Euler (True) or quaternion mode.
@@ -97,6 +109,7 @@ class Model(JacobianOperators, eqx.Module):
 
     def _convert_orientations(self, state: State, to_euler: bool) -> State:
         topo = self.topology
+        self._check_mode(state)
         q = state.q
         for b, m in enumerate(topo.mobilizers):
             if not m.has_quaternion_mode or m.euler == to_euler:
@@ -109,10 +122,13 @@ class Model(JacobianOperators, eqx.Module):
                 quat = spatial.quaternion_from_rotation(spatial.rotation_from_body_fixed_xyz(q[s : s + 3]))
                 block = jnp.concatenate([quat, q[s + 3 : s + m.nq_alloc - 1]])
             q = q.at[s : s + m.nq_alloc].set(block)
-        return state.set_q(q)
+        return dataclasses.replace(state.set_q(q), use_euler_angles=to_euler)
 
     def convert_to_euler_angles(self, state: State) -> State:
-        """q of ``state`` (this model's mode) re-expressed for ``self.with_use_euler_angles(True)``; u unchanged."""
+        """q of ``state`` (this model's mode) re-expressed for ``self.with_use_euler_angles(True)``; u unchanged.
+
+        A no-op when this model is already in Euler mode.
+        """
         return self._convert_orientations(state, True)
 
     def convert_to_quaternions(self, state: State) -> State:

@@ -111,7 +111,8 @@ class State(eqx.Module):
     t: scalar (s). q: (nq,) laid out as Simbody's State q (see README, "q
     layout"). u: (nu,). z: (nz,). mobility_forces: applied generalized forces
     (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
-    origin, in Ground (Ground's row is ignored).
+    origin, in Ground (Ground's row is ignored). use_euler_angles: how q's
+    orientation slots are to be read (static; must match the model realizing it).
     """
 
     t: jnp.ndarray
@@ -120,6 +121,7 @@ class State(eqx.Module):
     z: jnp.ndarray
     mobility_forces: jnp.ndarray
     body_forces: jnp.ndarray
+    use_euler_angles: bool = eqx.field(static=True, default=False)
     position: Optional[PositionCache] = None
     velocity: Optional[VelocityCache] = None
     dynamics: Optional[DynamicsCache] = None

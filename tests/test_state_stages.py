@@ -90,3 +90,22 @@ def test_stage_checks_also_hold_under_jit(double_pendulum):
     model, b1, b2 = double_pendulum
     with pytest.raises(jb.StageViolation):
         jax.jit(lambda s: b1.get_body_velocity(s))(model.realize(model.default_state(), jb.Stage.Position))
+
+
+def test_state_remembers_its_orientation_mode(double_pendulum):
+    model, b1, b2 = double_pendulum
+    s = b2.set_q_from_vector(model.default_state(), jnp.array([0.6, 0.8, 0.0, 0.0]))  # 1.85 rad about x
+    assert b2.get_num_q(s) == 4 and not s.use_euler_angles
+    euler_model = model.with_use_euler_angles(True)
+    e = model.convert_to_euler_angles(s)
+    assert e.use_euler_angles and b2.get_num_q(e) == 3
+    np.testing.assert_allclose(b2.get_q_as_vector(e), [2 * np.arctan2(0.8, 0.6), 0.0, 0.0], atol=1e-15)
+    with pytest.raises(jb.InvalidArgument, match="Euler-angle mode but the model is in quaternion"):
+        model.realize(e, jb.Stage.Position)
+    with pytest.raises(jb.InvalidArgument, match="quaternion mode but the model is in Euler"):
+        euler_model.realize(s, jb.Stage.Position)
+    back = euler_model.convert_to_quaternions(e)
+    np.testing.assert_allclose(back.q, s.q, atol=1e-15)
+    np.testing.assert_allclose(
+        model.realize(s, jb.Stage.Position).position.R_GB, euler_model.realize(e, jb.Stage.Position).position.R_GB, atol=1e-15
+    )
