@@ -1,0 +1,325 @@
+"""Canonical test systems built with jaxbody's builder API, shared (cached) across the test session.
+
+* ``pendulum()``: one Pin body under gravity.
+* ``mixed_tree_30(use_euler_angles, seed)``: a 30-body branched tree using every mobilizer type at least
+  twice, with reproducible random frames and mass properties (``seed`` changes only the numbers, never the
+  topology, so models of different seeds share compiled functions).
+* ``conservative_tree_10()``: 10 bodies, gravity only (for energy conservation tests).
+* ``random_q`` / ``random_state`` / ``random_states``: valid random q (Euler middle angles within +-1.2 rad,
+  random unit quaternions in quaternion mode) and random u.
+* Session-shared jitted callables (``forward_dynamics``, ``realize_acceleration``, ...) take the model as an
+  argument, so each compiles once per topology and is reused by every test (and every parameter set).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import jaxbody as jb
+from jaxbody import mobilizers as mob
+
+# Every built-in mobilizer type, by the lower-case names the oracle files use.
+MOBILIZER_TYPES = (
+    "pin", "slider", "universal", "cylinder", "screw", "planar",
+    "gimbal", "ball", "translation", "free", "ellipsoid", "weld",
+)
+
+EULER_MIDDLE_LIMIT = 1.2  # |middle Euler angle| bound of random states (away from gimbal lock)
+
+
+# ----------------------------------------------------------------------------------------------
+# Random construction values (numpy, host side)
+
+
+def random_rotation(rng) -> np.ndarray:
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    return np.asarray(jb.Rotation.from_quaternion(q).R)
+
+
+def random_transform(rng, scale=0.5) -> jb.Transform:
+    return jb.Transform(jb.Rotation(random_rotation(rng)), rng.uniform(-scale, scale, 3))
+
+
+def random_mass_properties(rng) -> jb.MassProperties:
+    """Mass in [0.5, 2], mass center within 0.3 of Bo, a random well-conditioned central inertia."""
+    mass = rng.uniform(0.5, 2.0)
+    com = rng.uniform(-0.3, 0.3, 3)
+    # Principal moments from point-mass-like sums guarantee the triangle inequality with margin.
+    a = rng.uniform(0.2, 1.0, 3)
+    moments = mass * 0.1 * np.array([a[1] + a[2], a[0] + a[2], a[0] + a[1]])
+    R = random_rotation(rng)
+    central = R @ np.diag(moments) @ R.T
+    central = 0.5 * (central + central.T)
+    return jb.MassProperties.from_central_inertia(mass, com, jb.Inertia.from_matrix(central))
+
+
+def add_body(kind, parent, X_PF, body, X_BM, rng=None, name=None):
+    """Add one mobilized body of type ``kind`` (lower-case Simbody name); random params if rng given."""
+    if kind == "screw":
+        pitch = 0.1 if rng is None else rng.uniform(-0.3, 0.3)
+        return jb.MobilizedBody.Screw(parent, X_PF, body, X_BM, pitch=pitch, name=name)
+    if kind == "ellipsoid":
+        radii = (0.5, 1.0 / 3.0, 0.25) if rng is None else rng.uniform(0.2, 0.8, 3)
+        return jb.MobilizedBody.Ellipsoid(parent, X_PF, body, X_BM, radii=radii, name=name)
+    factory = {
+        "pin": jb.MobilizedBody.Pin, "slider": jb.MobilizedBody.Slider,
+        "universal": jb.MobilizedBody.Universal, "cylinder": jb.MobilizedBody.Cylinder,
+        "planar": jb.MobilizedBody.Planar, "gimbal": jb.MobilizedBody.Gimbal,
+        "ball": jb.MobilizedBody.Ball, "translation": jb.MobilizedBody.Translation,
+        "free": jb.MobilizedBody.Free, "weld": jb.MobilizedBody.Weld,
+    }[kind]
+    return factory(parent, X_PF, body, X_BM, name=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Systems
+
+
+@functools.lru_cache(maxsize=None)
+def pendulum(use_euler_angles=False):
+    """Returns (model, {name: MobilizedBody}): a 1 kg point-ish pendulum on a Pin, length 1, gravity -y."""
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
+    mp = jb.MassProperties.from_central_inertia(1.0, [0.0, -1.0, 0.0], jb.Inertia(0.01))
+    link = jb.MobilizedBody.Pin(matter.Ground(), jb.Transform(), jb.Body.Rigid(mp), jb.Transform(), name="link")
+    matter.set_use_euler_angles(use_euler_angles)
+    return system.realize_topology(), {"ground": matter.Ground(), "link": link}
+
+
+def _mixed_tree_kinds():
+    """30 mobilizer kinds: each of the 12 types twice, then 6 more (rotations-heavy), in a fixed shuffle."""
+    kinds = list(MOBILIZER_TYPES) * 2 + ["ball", "free", "gimbal", "pin", "universal", "ellipsoid"]
+    order = np.random.default_rng(12345).permutation(len(kinds))
+    return [kinds[i] for i in order]
+
+
+def _mixed_tree_parents(n):
+    """Reproducible branched tree: body i (1-based) hangs from a random earlier body or Ground."""
+    rng = np.random.default_rng(777)
+    parents = [0]
+    for i in range(2, n + 1):
+        # Bias towards recent bodies for some depth, with regular branching back to older ones.
+        lo = max(0, i - 6)
+        parents.append(int(rng.integers(lo, i)))
+    return parents
+
+
+MIXED_TREE_KINDS = tuple(_mixed_tree_kinds())
+MIXED_TREE_PARENTS = tuple(_mixed_tree_parents(30))
+
+
+@functools.lru_cache(maxsize=None)
+def mixed_tree_30(use_euler_angles=False, seed=0):
+    """Returns (model, [MobilizedBody for bodies 1..30]).
+
+    Topology (types, parents, names) is fixed; ``seed`` only changes frames, mass properties, screw pitches,
+    ellipsoid radii and gravity, so all seeds share one static topology.
+    """
+    rng = np.random.default_rng(seed)
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    gravity = np.array([0.0, -9.81, 0.0]) + rng.uniform(-1.0, 1.0, 3)
+    jb.Force.UniformGravity(forces, matter, gravity)
+    handles = [matter.Ground()]
+    for i, (kind, parent) in enumerate(zip(MIXED_TREE_KINDS, MIXED_TREE_PARENTS), start=1):
+        X_PF = random_transform(rng)
+        X_BM = random_transform(rng)
+        body = jb.Body.Rigid(random_mass_properties(rng))
+        handles.append(add_body(kind, handles[parent], X_PF, body, X_BM, rng=rng, name=f"{kind}{i}"))
+    matter.set_use_euler_angles(use_euler_angles)
+    return system.realize_topology(), handles[1:]
+
+
+@functools.lru_cache(maxsize=None)
+def conservative_tree_10(use_euler_angles=False):
+    """Returns (model, bodies): 10 bodies with assorted mobilizers and gravity only (energy is conserved)."""
+    rng = np.random.default_rng(2024)
+    kinds = ["pin", "ball", "universal", "free", "gimbal", "slider", "planar", "pin", "cylinder", "ellipsoid"]
+    parents = [0, 1, 2, 1, 4, 0, 6, 7, 3, 5]
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
+    handles = [matter.Ground()]
+    for i, (kind, parent) in enumerate(zip(kinds, parents), start=1):
+        body = jb.Body.Rigid(random_mass_properties(rng))
+        handles.append(
+            add_body(kind, handles[parent], random_transform(rng), body, random_transform(rng), rng=rng, name=f"{kind}{i}")
+        )
+    matter.set_use_euler_angles(use_euler_angles)
+    return system.realize_topology(), handles[1:]
+
+
+# ----------------------------------------------------------------------------------------------
+# Random states
+
+
+def _rng(key_or_seed):
+    if isinstance(key_or_seed, (int, np.integer)):
+        return np.random.default_rng(int(key_or_seed))
+    if isinstance(key_or_seed, np.random.Generator):
+        return key_or_seed
+    key = key_or_seed
+    if jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    return np.random.default_rng(np.asarray(key, dtype=np.uint32).ravel().tolist())
+
+
+def random_mobilizer_q(mobilizer, rng, shape=()):
+    """Valid random q slots (shape + (nq_alloc,)) for one mobilizer (its Euler/quaternion mode)."""
+    n = mobilizer.nq_alloc
+    q = np.zeros(shape + (n,))
+
+    def angles3():
+        a = rng.uniform(-np.pi, np.pi, shape + (3,))
+        a[..., 1] = rng.uniform(-EULER_MIDDLE_LIMIT, EULER_MIDDLE_LIMIT, shape)
+        return a
+
+    def quat():
+        v = rng.normal(size=shape + (4,))
+        return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+    name = mobilizer.simbody_name
+    if name in ("Pin", "Screw"):
+        q[..., 0] = rng.uniform(-np.pi, np.pi, shape)
+    elif name == "Slider":
+        q[..., 0] = rng.uniform(-0.5, 0.5, shape)
+    elif name == "Universal":
+        q[..., 0] = rng.uniform(-np.pi, np.pi, shape)
+        q[..., 1] = rng.uniform(-EULER_MIDDLE_LIMIT, EULER_MIDDLE_LIMIT, shape)
+    elif name == "Cylinder":
+        q[..., 0] = rng.uniform(-np.pi, np.pi, shape)
+        q[..., 1] = rng.uniform(-0.5, 0.5, shape)
+    elif name == "Planar":
+        q[..., 0] = rng.uniform(-np.pi, np.pi, shape)
+        q[..., 1:3] = rng.uniform(-0.5, 0.5, shape + (2,))
+    elif name == "Gimbal":
+        q[...] = angles3()
+    elif name == "Translation":
+        q[...] = rng.uniform(-0.5, 0.5, shape + (3,))
+    elif name in ("Ball", "Ellipsoid"):
+        if mobilizer.euler:
+            q[..., :3] = angles3()
+        else:
+            q[...] = quat()
+    elif name == "Free":
+        if mobilizer.euler:
+            q[..., :3] = angles3()
+            q[..., 3:6] = rng.uniform(-0.5, 0.5, shape + (3,))
+        else:
+            q[..., :4] = quat()
+            q[..., 4:7] = rng.uniform(-0.5, 0.5, shape + (3,))
+    elif name == "Weld":
+        pass
+    else:  # pragma: no cover - a new type must be added here
+        raise NotImplementedError(name)
+    return q
+
+
+def random_q(model, key_or_seed, shape=()):
+    """Random valid q of shape ``shape + (nq,)`` for ``model`` (numpy float64)."""
+    rng = _rng(key_or_seed)
+    topo = model.topology
+    q = np.zeros(shape + (topo.nq,))
+    for b in range(1, topo.nbodies):
+        m = topo.mobilizers[b]
+        s = topo.q_start[b]
+        q[..., s : s + m.nq_alloc] = random_mobilizer_q(m, rng, shape)
+    return q
+
+
+def random_qu(model, key_or_seed, shape=(), u_scale=1.0):
+    rng = _rng(key_or_seed)
+    q = random_q(model, rng, shape)
+    u = u_scale * rng.normal(size=shape + (model.get_num_u(),))
+    return q, u
+
+
+def random_state(model, key_or_seed, u_scale=1.0):
+    """Unrealized State with random valid q and random u (standard normal times ``u_scale``)."""
+    q, u = random_qu(model, key_or_seed, (), u_scale)
+    return model.default_state().set_q(q).set_u(u)
+
+
+def random_forces(model, key_or_seed, shape=()):
+    """Random (mobility_forces (nu,), body_forces (nbodies, 2, 3)) with Ground's row zero."""
+    rng = _rng(key_or_seed)
+    f = rng.normal(size=shape + (model.get_num_u(),))
+    F = rng.normal(size=shape + (model.get_num_bodies(), 2, 3))
+    F[..., 0, :, :] = 0.0
+    return f, F
+
+
+# ----------------------------------------------------------------------------------------------
+# Session-shared jitted callables (model is an argument: one compilation per topology)
+
+
+def _state(model, q, u):
+    return model.default_state().set_q(q).set_u(u)
+
+
+@jax.jit
+def realize_acceleration(model, q, u):
+    """Fully realized State (force elements only; no applied forces)."""
+    return model.realize(_state(model, q, u), jb.Stage.Acceleration)
+
+
+@jax.jit
+def forward_dynamics(model, q, u, mobility_forces, body_forces):
+    """udot of the tree with the model's force elements plus the given applied forces."""
+    state = _state(model, q, u).set_mobility_forces(mobility_forces).set_body_forces(body_forces)
+    return model.realize(state, jb.Stage.Acceleration).get_u_dot()
+
+
+@jax.jit
+def kinematics(model, q, u):
+    """(R_GB, p_GB, V_GB) per body."""
+    state = model.realize(_state(model, q, u), jb.Stage.Velocity)
+    return state.position.R_GB, state.position.p_GB, state.velocity.V_GB
+
+
+@jax.jit
+def mass_matrix(model, q):
+    state = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+    return model.calc_m(state)
+
+
+def _summary(model, q, u, mobility_forces, body_forces):
+    """Everything a model-equivalence test compares: R_GB, p_GB, V_GB, M, udot (force elements + applied)."""
+    state = _state(model, q, u).set_mobility_forces(mobility_forces).set_body_forces(body_forces)
+    state = model.realize(state, jb.Stage.Acceleration)
+    return {
+        "R_GB": state.position.R_GB,
+        "p_GB": state.position.p_GB,
+        "V_GB": state.velocity.V_GB,
+        "M": model.calc_m(state),
+        "udot": state.get_u_dot(),
+    }
+
+
+#: Single state: dict(R_GB, p_GB, V_GB, M, udot).
+summary = jax.jit(_summary)
+#: Batch of states (leading axis on q, u, mobility_forces, body_forces), one model.
+summary_batch = jax.jit(jax.vmap(_summary, in_axes=(None, 0, 0, 0, 0)))
+
+
+@jax.jit
+def energy(model, q, u):
+    state = model.realize(_state(model, q, u), jb.Stage.Dynamics)
+    return model.calc_energy(state)
+
+
+__all__ = [
+    "MOBILIZER_TYPES", "MIXED_TREE_KINDS", "MIXED_TREE_PARENTS", "pendulum", "mixed_tree_30",
+    "conservative_tree_10", "random_q", "random_qu", "random_state", "random_forces", "random_mobilizer_q",
+    "random_rotation", "random_transform", "random_mass_properties", "add_body", "realize_acceleration",
+    "forward_dynamics", "kinematics", "mass_matrix", "energy", "summary", "summary_batch",
+]
