@@ -47,16 +47,16 @@ def calc_articulated_body_inertias(model, pos):
 
     Returns:
         P (nbodies, 6, 6) about Bo in G; D_inv (nbodies, nu_max, nu_max) with
-        ``D = H^T P H`` (identity on padding); G = P H D^-1 (nbodies, 6, nu_max).
+        ``D = H^T P H`` (entries of padded columns carry no meaning); G = P H D^-1 (nbodies, 6, nu_max).
 
     Cost: one inward level scan, O(nb).
     """
     topo = model.topology
     u_mask = jnp.asarray(topo.body_u_mask, pos.Mk_G.dtype)
-    eye = jnp.eye(topo.nu_max, dtype=pos.Mk_G.dtype)
 
     def step(x, children_P):
         Mk, H, mask, l = x
+        eye = jnp.eye(mask.shape[-1], dtype=Mk.dtype)
         P = Mk + children_P
         PH = spatial.matmul(P, H)
         # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots).
@@ -69,7 +69,8 @@ def calc_articulated_body_inertias(model, pos):
 
     with jax.named_scope("articulated_body_inertias"):
         (P, D_inv, G), _ = tree_scan.inward(
-            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype)
+            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype),
+            u_axes=((), (1,), (0,), ()), u_axes_out=((), (0, 1), (1,)),
         )
     return P, D_inv, G
 
@@ -96,7 +97,8 @@ def articulated_force_pass(model, pos, G, f, z_local):
 
     with jax.named_scope("aba_pass1"):
         (eps, z_plus), _ = tree_scan.inward(
-            topo, pass1, (pos.H_PB_G, G, f_b, z_local, pos.p_PB_G), jnp.zeros(6, pos.Mk_G.dtype)
+            topo, pass1, (pos.H_PB_G, G, f_b, z_local, pos.p_PB_G), jnp.zeros(6, pos.Mk_G.dtype),
+            u_axes=((1,), (1,), (0,), (), ()), u_axes_out=((0,), ()),
         )
     return eps, z_plus
 
@@ -118,8 +120,7 @@ def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
     topo = model.topology
     eps, _ = articulated_force_pass(model, pos, G, f, z_local)
 
-    def pass2(parent, x):
-        A_parent, _ = parent
+    def pass2(A_parent, x):
         DI, G_b, H_b, eps_b, Ab, l = x
         A_plus = spatial.flat(spatial.shift_motion(A_parent, l))
         udot = spatial.matvec(DI, eps_b) - spatial.mattvec(G_b, A_plus)
@@ -129,7 +130,10 @@ def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
     dtype = pos.Mk_G.dtype
     with jax.named_scope("aba_pass2"):
         root = (jnp.zeros((2, 3), dtype), jnp.zeros(topo.nu_max, dtype))
-        A_GB, udot_b = tree_scan.outward(topo, pass2, root, (D_inv, G, pos.H_PB_G, eps, A_b, pos.p_PB_G))
+        A_GB, udot_b = tree_scan.outward(
+            topo, pass2, root, (D_inv, G, pos.H_PB_G, eps, A_b, pos.p_PB_G),
+            u_axes=((0, 1), (1,), (1,), (0,), (), ()), u_axes_out=((), (0,)), carry_of=lambda values: values[0],
+        )
     return mobilizer_batch.from_per_body_u(topo, udot_b), A_GB
 
 

@@ -18,6 +18,9 @@ import numpy as np
 
 from .mobilizers import Mobilizer
 
+#: Upper bound on the number of level segments (compiled loop bodies) per tree recursion.
+MAX_SEGMENTS = 3
+
 
 @dataclasses.dataclass(frozen=True)
 class MobilizerGroup:
@@ -25,6 +28,45 @@ class MobilizerGroup:
 
     mobilizer: Mobilizer
     bodies: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LevelSegment:
+    """Levels [first, last) of the tree (0-based: index 0 is level 1) padded to one shape.
+
+    level_bodies (n, width): bodies, padded with the dummy index nbodies.
+    parent_slot (n, width): column of each slot's parent in the level above
+    (the previous segment's last level for row 0; Ground's single column for level 1).
+    to_parent (n, width, carry_width): one-hot child slot -> parent slot (of the level above, which for
+    row 0 belongs to the previous segment), zero rows for padding. carry_width = max(width, width_above):
+    the width of the values a scan over this segment carries between levels.
+    valid (n, width): real bodies. nu: mobility columns of this segment.
+    """
+
+    first: int
+    last: int
+    width: int
+    nu: int
+    carry_width: int
+    level_bodies: np.ndarray
+    parent_slot: np.ndarray
+    to_parent: np.ndarray
+    valid: np.ndarray
+
+    @classmethod
+    def build(cls, topo: "Topology", first: int, last: int, width: int, nu: int, width_above: int) -> "LevelSegment":
+        levels = topo.levels
+        n = last - first
+        carry_width = max(width, width_above)
+        bodies = np.full((n, width), topo.nbodies, dtype=np.int32)
+        parent_slot = np.zeros((n, width), dtype=np.int32)
+        to_parent = np.zeros((n, width, carry_width))
+        for i in range(n):
+            for w, b in enumerate(levels[first + i] if levels else ()):
+                bodies[i, w] = b
+                parent_slot[i, w] = topo.slot_of_body[topo.parent[b]]
+                to_parent[i, w, parent_slot[i, w]] = 1.0
+        return cls(first, last, width, nu, carry_width, bodies, parent_slot, to_parent, bodies < topo.nbodies)
 
 
 @dataclasses.dataclass(frozen=True, eq=True)
@@ -163,60 +205,67 @@ class Topology:
         qi = [np.arange(self.q_start[b], self.q_start[b] + 4) for b in bodies]
         return np.array(qi, dtype=np.int32).reshape(len(qi), 4)
 
-    # -- levels for tree_scan --------------------------------------------------
+    # -- levels and segments for tree_scan --------------------------------------------
 
     @functools.cached_property
-    def level_bodies(self) -> np.ndarray:
-        """(L, W) bodies of levels 1..L in index order, padded with the dummy index nbodies."""
-        L = self.num_levels
-        per = [[b for b in range(1, self.nbodies) if self.level[b] == lv] for lv in range(1, L + 1)]
-        W = max([len(p) for p in per] + [1])
-        out = np.full((max(L, 1), W), self.nbodies, dtype=np.int32)
-        for i, p in enumerate(per):
-            out[i, : len(p)] = p
-        return out
+    def levels(self) -> tuple[tuple[int, ...], ...]:
+        """Bodies of levels 1..L, each in index order."""
+        return tuple(
+            tuple(b for b in range(1, self.nbodies) if self.level[b] == lv) for lv in range(1, self.num_levels + 1)
+        )
 
     @functools.cached_property
     def slot_of_body(self) -> np.ndarray:
         """(nbodies,) column of each body within its level (Ground: 0)."""
         slot = np.zeros(self.nbodies, dtype=np.int32)
-        for row in self.level_bodies:
-            for w, b in enumerate(row):
-                if b < self.nbodies:
-                    slot[b] = w
+        for bodies in self.levels:
+            for w, b in enumerate(bodies):
+                slot[b] = w
         return slot
 
     @functools.cached_property
-    def level_parent_slot(self) -> np.ndarray:
-        """(L, W) column of each slot's parent in the previous level (Ground's level has one column, 0)."""
-        ps = np.zeros(self.level_bodies.shape, dtype=np.int32)
-        for i, row in enumerate(self.level_bodies):
-            for w, b in enumerate(row):
-                if b < self.nbodies:
-                    ps[i, w] = self.slot_of_body[self.parent[b]]
-        return ps
+    def segments(self) -> tuple["LevelSegment", ...]:
+        """Runs of consecutive levels that tree_scan processes with one padded shape each.
 
-    @functools.cached_property
-    def level_to_parent_onehot(self) -> np.ndarray:
-        """(L, W, W) one-hot: [level, child slot, parent slot]; zero rows for padding slots."""
-        L, W = self.level_bodies.shape
-        oh = np.zeros((L, W, W))
-        for i in range(L):
-            for w in range(W):
-                if self.level_bodies[i, w] < self.nbodies:
-                    oh[i, w, self.level_parent_slot[i, w]] = 1.0
-        return oh
+        Each segment pads its levels to its own width W and mobility width nu,
+        so a wide level of Pins does not pay for a Free root's six columns.
+        Adjacent levels are merged while that costs little extra padded work,
+        and always down to at most MAX_SEGMENTS (each segment is one more
+        compiled loop body).
+        """
+        if self.num_levels == 0:
+            return (LevelSegment.build(self, 0, 1, 1, 1, 1),)
+        shapes = [(len(b), max([self.mobilizers[x].nu for x in b] + [1])) for b in self.levels]
+        runs = [[i, i + 1, w, n] for i, (w, n) in enumerate(shapes)]
+
+        def cost(run):
+            return (run[1] - run[0]) * run[2] * (24 + run[3] * run[3])
+
+        def merged(a, b):
+            return [a[0], b[1], max(a[2], b[2]), max(a[3], b[3])]
+
+        while len(runs) > 1:
+            extra = [cost(merged(a, b)) - cost(a) - cost(b) for a, b in zip(runs, runs[1:])]
+            i = int(np.argmin(extra))
+            # Merge when cheap (one loop body less is worth ~4 padded slots), or when there are too many runs.
+            if extra[i] > 4 * 24 and len(runs) <= MAX_SEGMENTS:
+                break
+            runs[i : i + 2] = [merged(runs[i], runs[i + 1])]
+        widths_above = [1] + [run[2] for run in runs[:-1]]
+        return tuple(LevelSegment.build(self, a, b, w, n, wa) for (a, b, w, n), wa in zip(runs, widths_above))
 
     @functools.cached_property
     def scan_flat_position(self) -> np.ndarray:
-        """(nbodies,) position of each body in the flattened (L*W) scan output; Ground -> L*W."""
-        L, W = self.level_bodies.shape
-        pos = np.full(self.nbodies, L * W, dtype=np.int32)
-        for i in range(L):
-            for w in range(W):
-                b = self.level_bodies[i, w]
-                if b < self.nbodies:
-                    pos[b] = i * W + w
+        """(nbodies,) row of each body in the concatenated flattened segment outputs; Ground -> last row."""
+        pos = np.zeros(self.nbodies, dtype=np.int32)
+        offset = 0
+        for seg in self.segments:
+            for i, row in enumerate(seg.level_bodies):
+                for w, b in enumerate(row):
+                    if b < self.nbodies:
+                        pos[b] = offset + i * seg.width + w
+            offset += seg.level_bodies.size
+        pos[0] = offset
         return pos
 
     @functools.cached_property
