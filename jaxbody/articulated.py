@@ -19,27 +19,21 @@ from . import mobilizer_batch, spatial, tree_scan
 def small_spd_inverse(D):
     """Inverse of a batch of small symmetric positive-definite matrices (..., n, n).
 
-    Unrolled Gauss-Jordan without pivoting (valid for SPD) on scalar
-    components, so it vectorizes over any batch and differentiates like
-    ordinary arithmetic. Singular D (a massless body at the end of a chain)
-    gives inf/NaN, as Simbody throws.
+    Unrolled Gauss-Jordan without pivoting (valid for SPD), so it vectorizes
+    over any batch and differentiates like ordinary arithmetic. Singular D
+    (a massless body at the end of a chain) gives inf/NaN, as Simbody throws.
     """
     n = D.shape[-1]
-    A = [[D[..., i, j] for j in range(n)] for i in range(n)]
-    one, zero = jnp.ones_like(A[0][0]), jnp.zeros_like(A[0][0])
-    X = [[one if i == j else zero for j in range(n)] for i in range(n)]
+    A = D
+    X = jnp.broadcast_to(jnp.eye(n, dtype=D.dtype), D.shape)
     for k in range(n):
-        inv_pivot = 1.0 / A[k][k]
-        row_A = [a * inv_pivot for a in A[k]]
-        row_X = [x * inv_pivot for x in X[k]]
-        for i in range(n):
-            if i == k:
-                continue
-            f = A[i][k]
-            A[i] = [a - f * r for a, r in zip(A[i], row_A)]
-            X[i] = [x - f * r for x, r in zip(X[i], row_X)]
-        A[k], X[k] = row_A, row_X
-    return jnp.stack([jnp.stack(row, -1) for row in X], -2)
+        inv_pivot = 1.0 / A[..., k, k]
+        row_A = A[..., k, :] * inv_pivot[..., None]
+        row_X = X[..., k, :] * inv_pivot[..., None]
+        col = A[..., :, k]
+        A = (A - col[..., :, None] * row_A[..., None, :]).at[..., k, :].set(row_A)
+        X = (X - col[..., :, None] * row_X[..., None, :]).at[..., k, :].set(row_X)
+    return X
 
 
 def calc_articulated_body_inertias(model, pos):

@@ -19,7 +19,9 @@ def _rows(H):
     return H[..., :3, :], H[..., 3:, :]
 
 
-_cross_columns = spatial.cross_columns
+def _cross_columns(a, M):
+    """a x (each column of M): a (..., 3), M (..., 3, n)."""
+    return jnp.cross(a[..., :, None], M, axis=-2)
 
 
 def realize_position(model, q) -> PositionCache:

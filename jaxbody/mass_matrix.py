@@ -52,7 +52,7 @@ def calc_m(model, pos):
     anc, desc = topo.ancestor_pairs
     F_i = F[desc]
     l = pos.p_GB[desc] - pos.p_GB[anc]  # from Bo_j to Bo_i
-    shifted = jnp.concatenate([F_i[:, :3] + spatial.cross_columns(l, F_i[:, 3:]), F_i[:, 3:]], -2)
+    shifted = jnp.concatenate([F_i[:, :3] + jnp.cross(l[:, :, None], F_i[:, 3:], axis=-2), F_i[:, 3:]], -2)
     blocks = spatial.tmatmul(H[anc], shifted)
     flat = jnp.concatenate([blocks.reshape(-1), jnp.zeros((1,), blocks.dtype)])
     return flat[topo.mass_matrix_gather]
