@@ -19,7 +19,7 @@ import numpy as np
 from .mobilizers import Mobilizer
 
 #: Upper bound on the number of level segments (compiled loop bodies) per tree recursion.
-MAX_SEGMENTS = 3
+MAX_SEGMENTS = 2
 
 
 @dataclasses.dataclass(frozen=True)

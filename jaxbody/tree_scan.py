@@ -4,7 +4,7 @@ Bodies of one tree level are processed together, one ``lax.scan`` step per
 level, so the traced program holds one step body per *segment* of levels
 regardless of the number of bodies, and XLA fusion depth stays bounded by
 one level's work. ``Topology.segments`` groups consecutive levels into at
-most three segments, each one scan padded to its own width W and mobility
+most two segments (each one more compiled loop), each one scan padded to its own width W and mobility
 width nu (a Free root does not make every Pin below it carry six columns);
 the values carried between levels are padded to the segment's carry width.
 Padding slots are a dummy body that gets Ground's benign inputs; their
