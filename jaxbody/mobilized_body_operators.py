@@ -611,6 +611,40 @@ class MobilizedBodyOperators:
         rA, vA, aA = body_A._moving_point_in_ground(state, location_on_A, velocity_on_A, acceleration_on_A)
         return _distance_accel(rA - rB, vA - vB, aA - aB)
 
+    # -- mobilizer reaction forces --------------------------------------------------------
+
+    def find_mobilizer_reaction_on_body_at_m_in_ground(self, state: State, model):
+        """Spatial force (2, 3) this body's mobilizer applies to it, at Mo, in G. Requires Acceleration.
+
+        ``model`` is the Model the state was realized with (the reaction needs its parameters).
+        """
+        return model.calc_mobilizer_reaction_forces(state)[self.index]
+
+    def find_mobilizer_reaction_on_body_at_origin_in_ground(self, state: State, model):
+        """The same reaction moved to the body origin Bo: ``[t_M + p_BM_G x f ; f]``. Requires Acceleration."""
+        F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state, model)
+        R_GB = self._pos(state, "find_mobilizer_reaction_on_body_at_origin_in_ground").R_GB[self.index]
+        p_BM_G = spatial.matvec(R_GB, model.parameters.p_BM[self.index])
+        return jnp.stack([F[0] + jnp.cross(p_BM_G, F[1]), F[1]])
+
+    def find_mobilizer_reaction_on_parent_at_f_in_ground(self, state: State, model):
+        """Equal and opposite reaction on the parent, moved to the inboard frame origin Fo, in G. Requires Acceleration."""
+        return self._reaction_on_parent_at(state, model, at_frame_F=True)
+
+    def find_mobilizer_reaction_on_parent_at_origin_in_ground(self, state: State, model):
+        """Equal and opposite reaction on the parent, moved to the parent's origin Po, in G. Requires Acceleration."""
+        return self._reaction_on_parent_at(state, model, at_frame_F=False)
+
+    def _reaction_on_parent_at(self, state, model, at_frame_F):
+        pos = self._pos(state, "find_mobilizer_reaction_on_parent")
+        F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state, model)
+        i, parent = self.index, max(model.topology.parent[self.index], 0)
+        p_GM = pos.p_GB[i] + spatial.matvec(pos.R_GB[i], model.parameters.p_BM[i])
+        p_GP = pos.p_GB[parent]
+        point = p_GP + spatial.matvec(pos.R_GB[parent], model.parameters.p_PF[i]) if at_frame_F else p_GP
+        # Force -f at Mo; its moment about the new point adds (p_M - point) x (-f).
+        return jnp.stack([-F[0] - jnp.cross(p_GM - point, F[1]), -F[1]])
+
     # ------------------------------------------------------------------------------------
     # Force helpers (Simbody adds into an argument; here a new array is returned)
 

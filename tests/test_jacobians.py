@@ -155,3 +155,38 @@ def test_jacobian_operators_under_vmap_and_grad():
         h = 1e-6
         fd = (obj(q + h * d) - obj(q - h * d)) / (2 * h)
         np.testing.assert_allclose(g @ d, fd, rtol=1e-6)
+
+
+def test_mobilizer_reactions_on_body_and_parent_balance_each_body():
+    """Newton-Euler for each parent p at Po: own reaction + children's reactions on p = Mk A + b - F_applied."""
+    model, handles, q, u, f, F = setup()
+
+    @jax.jit
+    def reactions(model, q, u, f, F):
+        s = _realized(model, q, u, f, F)
+        out = {
+            "at_M": jnp.stack([h.find_mobilizer_reaction_on_body_at_m_in_ground(s, model) for h in handles]),
+            "at_Bo": jnp.stack([h.find_mobilizer_reaction_on_body_at_origin_in_ground(s, model) for h in handles]),
+            "parent_at_F": jnp.stack([h.find_mobilizer_reaction_on_parent_at_f_in_ground(s, model) for h in handles]),
+            "parent_at_Po": jnp.stack([h.find_mobilizer_reaction_on_parent_at_origin_in_ground(s, model) for h in handles]),
+            "all": model.calc_mobilizer_reaction_forces(s),
+            "inertial": jnp.einsum("bij,bj->bi", s.position.Mk_G, s.acceleration.A_GB.reshape(-1, 6)).reshape(-1, 2, 3)
+            + s.velocity.gyroscopic - s.dynamics.body_forces,
+            "p_GB": s.position.p_GB,
+            "p_GF": s.position.p_GB[jnp.asarray([max(p, 0) for p in model.topology.parent])]
+            + jnp.einsum("bij,bj->bi", s.position.R_GB[jnp.asarray([max(p, 0) for p in model.topology.parent])], model.parameters.p_PF),
+        }
+        return out
+
+    r = {k: np.asarray(v) for k, v in reactions(model, q, u, f, F).items()}
+    np.testing.assert_allclose(r["at_M"], r["all"][1:], atol=1e-12)
+    parent = model.topology.parent
+    for p in range(1, model.get_num_bodies()):
+        children = [c for c in range(1, model.get_num_bodies()) if parent[c] == p]
+        total = r["at_Bo"][p - 1] + sum(r["parent_at_Po"][c - 1] for c in children)
+        np.testing.assert_allclose(total, r["inertial"][p], atol=1e-9, err_msg=f"body {p}")
+    # On the parent, the F-frame form is the origin form moved from Po to Fo.
+    for c in range(1, model.get_num_bodies()):
+        Fp = r["parent_at_Po"][c - 1]
+        moved = Fp[0] + np.cross(r["p_GB"][parent[c]] - r["p_GF"][c], Fp[1])
+        np.testing.assert_allclose(r["parent_at_F"][c - 1][0], moved, atol=1e-10)
