@@ -109,3 +109,14 @@ def test_state_remembers_its_orientation_mode(double_pendulum):
     np.testing.assert_allclose(
         model.realize(s, jb.Stage.Position).position.R_GB, euler_model.realize(e, jb.Stage.Position).position.R_GB, atol=1e-15
     )
+
+
+def test_float32_model_computes_in_float32(double_pendulum):
+    model, b1, b2 = double_pendulum
+    m32 = model.astype(jnp.float32)
+    s = m32.default_state()
+    assert s.q.dtype == jnp.float32
+    s = m32.realize(b1.set_one_q(s, 0, 0.3), jb.Stage.Acceleration)
+    assert s.acceleration.udot.dtype == jnp.float32
+    ref = model.realize(b1.set_one_q(model.default_state(), 0, 0.3), jb.Stage.Acceleration)
+    np.testing.assert_allclose(s.acceleration.udot, ref.acceleration.udot, rtol=1e-5, atol=1e-5)
