@@ -61,64 +61,61 @@ def calc_HDot_FM(topo: Topology, params, q, u):
     return _per_body(topo, jnp.zeros((6, topo.nu_max), q.dtype), rows)
 
 
+def _map_to_layout(topo: Topology, params, q, u, v, v_in: str, out: str, fn):
+    """Apply ``fn(mobilizer, q_g, u_g, v_g)`` per group; v (if any) is gathered from the q or u layout
+    (``v_in``) and the results are laid out as q or u (``out``)."""
+    index = {"q": topo.group_q_index, "u": topo.group_u_index}
+    blocks = [
+        fn(mob, qg, ug, None if v is None else v[index[v_in][i]])
+        for i, (mob, qg, ug, _) in enumerate(_group_inputs(topo, params, q, u))
+    ]
+    if out == "q":
+        return _to_layout(blocks, topo.q_group_position, topo.nq, q.dtype)
+    return _to_layout(blocks, topo.u_group_position, topo.nu, q.dtype)
+
+
 def multiply_by_n(topo: Topology, params, q, u):
     """qdot = N(q) u, (nq,)."""
-    blocks = [mob.multiply_by_n(qg, ug) for mob, qg, ug, _ in _group_inputs(topo, params, q, u)]
-    return _to_layout(blocks, topo.q_group_position, topo.nq, q.dtype)
+    return _map_to_layout(topo, params, q, u, None, "u", "q", lambda m, qg, ug, _: m.multiply_by_n(qg, ug))
 
 
 def multiply_by_n_inv(topo: Topology, params, q, qdot):
     """u = NInv(q) qdot, (nu,)."""
-    blocks = []
-    for i, (mob, qg, _, _) in enumerate(_group_inputs(topo, params, q)):
-        blocks.append(mob.multiply_by_n_inv(qg, qdot[topo.group_q_index[i]]))
-    return _to_layout(blocks, topo.u_group_position, topo.nu, q.dtype)
+    return _map_to_layout(topo, params, q, None, qdot, "q", "u", lambda m, qg, _, v: m.multiply_by_n_inv(qg, v))
 
 
 def multiply_by_n_dot(topo: Topology, params, q, u, v):
     """NDot(q, u) v, (nq,)."""
-    blocks = []
-    for i, (mob, qg, ug, _) in enumerate(_group_inputs(topo, params, q, u)):
-        blocks.append(mob.multiply_by_n_dot(qg, ug, v[topo.group_u_index[i]]))
-    return _to_layout(blocks, topo.q_group_position, topo.nq, q.dtype)
+    return _map_to_layout(topo, params, q, u, v, "u", "q", lambda m, qg, ug, vg: m.multiply_by_n_dot(qg, ug, vg))
 
 
 def multiply_by_n_transpose(topo: Topology, params, q, v):
     """N(q)^T v for v (nq,) -> (nu,)."""
-    blocks = []
-    for i, (mob, qg, _, _) in enumerate(_group_inputs(topo, params, q)):
-        blocks.append(mob.multiply_by_n_transpose(qg, v[topo.group_q_index[i]]))
-    return _to_layout(blocks, topo.u_group_position, topo.nu, q.dtype)
+    return _map_to_layout(topo, params, q, None, v, "q", "u", lambda m, qg, _, vg: m.multiply_by_n_transpose(qg, vg))
 
 
 def multiply_by_n_inv_transpose(topo: Topology, params, q, v):
     """NInv(q)^T v for v (nu,) -> (nq,)."""
-    blocks = []
-    for i, (mob, qg, _, _) in enumerate(_group_inputs(topo, params, q)):
-        blocks.append(mob.multiply_by_n_inv_transpose(qg, v[topo.group_u_index[i]]))
-    return _to_layout(blocks, topo.q_group_position, topo.nq, q.dtype)
+    return _map_to_layout(
+        topo, params, q, None, v, "u", "q", lambda m, qg, _, vg: m.multiply_by_n_inv_transpose(qg, vg)
+    )
 
 
 def multiply_by_n_dot_transpose(topo: Topology, params, q, u, v):
     """NDot(q, u)^T v for v (nq,) -> (nu,)."""
-    blocks = []
-    for i, (mob, qg, ug, _) in enumerate(_group_inputs(topo, params, q, u)):
-        blocks.append(mob.multiply_by_n_dot_transpose(qg, ug, v[topo.group_q_index[i]]))
-    return _to_layout(blocks, topo.u_group_position, topo.nu, q.dtype)
+    return _map_to_layout(
+        topo, params, q, u, v, "q", "u", lambda m, qg, ug, vg: m.multiply_by_n_dot_transpose(qg, ug, vg)
+    )
 
 
 def calc_qdotdot(topo: Topology, params, q, u, udot):
     """qdotdot = N udot + NDot u, (nq,)."""
-    blocks = []
-    for i, (mob, qg, ug, _) in enumerate(_group_inputs(topo, params, q, u)):
-        blocks.append(mob.calc_qdotdot(qg, ug, udot[topo.group_u_index[i]]))
-    return _to_layout(blocks, topo.q_group_position, topo.nq, q.dtype)
+    return _map_to_layout(topo, params, q, u, udot, "u", "q", lambda m, qg, ug, vg: m.calc_qdotdot(qg, ug, vg))
 
 
 def normalize_q(topo: Topology, params, q):
     """q with every quaternion in use normalized, (nq,)."""
-    blocks = [mob.normalize_q(qg) for mob, qg, _, _ in _group_inputs(topo, params, q)]
-    return _to_layout(blocks, topo.q_group_position, topo.nq, q.dtype)
+    return _map_to_layout(topo, params, q, None, None, "q", "q", lambda m, qg, _, __: m.normalize_q(qg))
 
 
 def per_body_u(topo: Topology, u):

@@ -20,7 +20,6 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxbody as jb
-from jaxbody import mobilizers as mob
 
 # Every built-in mobilizer type, by the lower-case names the oracle files use.
 MOBILIZER_TYPES = (

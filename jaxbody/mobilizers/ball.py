@@ -13,31 +13,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import orientation
-from .base import Mobilizer, constant_H
+from .base import OrientationMobilizer, constant_H
 
 
 @dataclasses.dataclass(frozen=True)
-class Ball(Mobilizer):
+class Ball(OrientationMobilizer):
     simbody_name = "Ball"
     nu = 3
     nq_alloc = 4
-    has_quaternion_mode = True
-    euler: bool = False
-
-    @property
-    def nq_in_use(self):
-        return 3 if self.euler else 4
-
-    @property
-    def uses_quaternion(self):
-        return not self.euler
-
-    @property
-    def qdot_is_u(self):
-        return False
-
-    def default_q(self):
-        return np.zeros(4) if self.euler else np.array([1.0, 0, 0, 0])
 
     def calc_X_FM(self, q, params):
         return orientation.rotation(q, self.euler), jnp.zeros(q.shape[:-1] + (3,), q.dtype)

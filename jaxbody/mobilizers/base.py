@@ -122,3 +122,32 @@ def constant_H(columns, k, dtype):
     """Broadcast a constant (6, nu) hinge matrix to (k, 6, nu)."""
     H = jnp.asarray(np.asarray(columns, dtype=float).T, dtype=dtype)
     return jnp.broadcast_to(H, (k,) + H.shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class OrientationMobilizer(Mobilizer):
+    """A type whose rotation is a quaternion (default) or body-fixed X-Y-Z angles (``euler=True``).
+
+    Both modes keep the quaternion-mode slot count; in Euler mode the last slot is unused and held at 0.
+    """
+
+    has_quaternion_mode: ClassVar[bool] = True
+    euler: bool = False
+
+    @property
+    def nq_in_use(self):
+        return self.nq_alloc - 1 if self.euler else self.nq_alloc
+
+    @property
+    def uses_quaternion(self):
+        return not self.euler
+
+    @property
+    def qdot_is_u(self):
+        return False
+
+    def default_q(self):
+        q = np.zeros(self.nq_alloc)
+        if not self.euler:
+            q[0] = 1.0  # identity quaternion (w, x, y, z) in the first four slots
+        return q

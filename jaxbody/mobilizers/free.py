@@ -12,31 +12,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import orientation
-from .base import Mobilizer, constant_H
+from .base import OrientationMobilizer, constant_H
 
 
 @dataclasses.dataclass(frozen=True)
-class Free(Mobilizer):
+class Free(OrientationMobilizer):
     simbody_name = "Free"
     nu = 6
     nq_alloc = 7
-    has_quaternion_mode = True
-    euler: bool = False
-
-    @property
-    def nq_in_use(self):
-        return 6 if self.euler else 7
-
-    @property
-    def uses_quaternion(self):
-        return not self.euler
-
-    @property
-    def qdot_is_u(self):
-        return False
-
-    def default_q(self):
-        return np.zeros(7) if self.euler else np.array([1.0, 0, 0, 0, 0, 0, 0])
 
     def _split(self, q):
         """(orientation slots (k, 4), p_FM (k, 3)) from the 7 slots."""
