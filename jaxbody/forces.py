@@ -8,6 +8,8 @@ Dynamics stage every element adds spatial forces at body origins in Ground
 
 from __future__ import annotations
 
+import abc
+
 import equinox as eqx
 import jax.numpy as jnp
 
@@ -27,8 +29,9 @@ class ForceElement(eqx.Module):
     ``state`` is realized to Velocity (elements may read positions and velocities).
     """
 
+    @abc.abstractmethod
     def calc(self, model, state):
-        raise NotImplementedError  # pragma: no cover - interface
+        """Body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,), potential energy (J)."""
 
 
 def _zero_mobility(model, dtype):
