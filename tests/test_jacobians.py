@@ -190,3 +190,55 @@ def test_mobilizer_reactions_on_body_and_parent_balance_each_body():
         Fp = r["parent_at_Po"][c - 1]
         moved = Fp[0] + np.cross(r["p_GB"][parent[c]] - r["p_GF"][c], Fp[1])
         np.testing.assert_allclose(r["parent_at_F"][c - 1][0], moved, atol=1e-10)
+
+
+def test_mobilized_body_operators_on_the_30_body_tree_under_vmap_and_grad():
+    """A broad set of MobilizedBody operators, several mobilizer types, under vmap (4096 states) and grad."""
+    model, handles, q, u, f, F = setup()
+    picks = [handles[i] for i in (2, 9, 16, 23, 29)]
+    station = jnp.array([0.1, -0.2, 0.3])
+
+    def outputs(q, u):
+        s = _realized(model, q, u, f, F)
+        out = []
+        for h, other in zip(picks, picks[1:] + picks[:1]):
+            X = h.find_body_transform_in_another_body(s, other)
+            out += [
+                h.find_station_location_in_ground(s, station),
+                h.find_station_velocity_in_ground(s, station),
+                h.find_station_acceleration_in_ground(s, station),
+                X.p, X.R.reshape(-1),
+                h.find_body_velocity_in_another_body(s, other).reshape(-1),
+                h.find_body_acceleration_in_another_body(s, other).reshape(-1),
+                h.calc_station_to_station_distance(s, station, other, station)[None],
+                h.calc_station_to_station_distance_time_derivative(s, station, other, station)[None],
+                h.calc_station_to_station_distance_2nd_time_derivative(s, station, other, station)[None],
+                h.calc_body_moving_point_velocity_in_body(s, station, station, other),
+                h.get_mobilizer_acceleration(s, model=model).reshape(-1),
+                h.find_mobilizer_reaction_on_body_at_m_in_ground(s, model).reshape(-1),
+                h.calc_body_momentum_about_body_origin_in_ground(s).reshape(-1),
+                h.express_vector_in_ground_frame(s, station),
+            ]
+        return jnp.concatenate(out)
+
+    one = jax.jit(outputs)
+    many = jax.jit(jax.vmap(outputs))
+    qs, us = random_qu(model, 11, (4096,))
+    batch = many(jnp.asarray(qs), jnp.asarray(us))
+    assert batch.shape[0] == 4096 and np.all(np.isfinite(np.asarray(batch)))
+    for lane in (0, 2047, 4095):
+        np.testing.assert_allclose(batch[lane], one(jnp.asarray(qs[lane]), jnp.asarray(us[lane])), rtol=1e-10, atol=1e-10)
+
+    weights = jnp.asarray(np.random.default_rng(4).normal(size=batch.shape[1]))
+    scalar = jax.jit(lambda q, u: weights @ outputs(q, u))
+    gq, gu = jax.jit(jax.grad(lambda q, u: weights @ outputs(q, u), argnums=(0, 1)))(q, u)
+    rng = np.random.default_rng(8)
+    h = 1e-6
+    for g, which in ((gq, 0), (gu, 1)):
+        d = jnp.asarray(rng.normal(size=g.shape))
+        args_p = [q, u]
+        args_m = [q, u]
+        args_p[which] = args_p[which] + h * d
+        args_m[which] = args_m[which] - h * d
+        fd = (scalar(*args_p) - scalar(*args_m)) / (2 * h)
+        np.testing.assert_allclose(g @ d, fd, rtol=2e-6)
