@@ -120,17 +120,18 @@ class Model(JacobianOperators, eqx.Module):
         topo = self.topology
         self._check_mode(state)
         q = state.q
-        for b, m in enumerate(topo.mobilizers):
+        for group, qi in zip(topo.groups, topo.group_q_index):  # a loop over mobilizer types, not bodies
+            m = group.mobilizer
             if not m.has_quaternion_mode or m.euler == to_euler:
                 continue
-            s = topo.q_start[b]
+            qg = q[qi]
             if to_euler:
-                rot = spatial.body_fixed_xyz_from_rotation(spatial.rotation_from_quaternion(q[s : s + 4]))
-                block = jnp.concatenate([rot, q[s + 4 : s + m.nq_alloc], jnp.zeros(1, q.dtype)])
+                angles = spatial.body_fixed_xyz_from_rotation(spatial.rotation_from_quaternion(qg[:, :4]))
+                block = jnp.concatenate([angles, qg[:, 4:], jnp.zeros_like(qg[:, :1])], -1)
             else:
-                quat = spatial.quaternion_from_rotation(spatial.rotation_from_body_fixed_xyz(q[s : s + 3]))
-                block = jnp.concatenate([quat, q[s + 3 : s + m.nq_alloc - 1]])
-            q = q.at[s : s + m.nq_alloc].set(block)
+                quat = spatial.quaternion_from_rotation(spatial.rotation_from_body_fixed_xyz(qg[:, :3]))
+                block = jnp.concatenate([quat, qg[:, 3 : m.nq_alloc - 1]], -1)
+            q = q.at[qi].set(block)
         return dataclasses.replace(state.set_q(q), use_euler_angles=to_euler)
 
     def convert_to_euler_angles(self, state: State) -> State:
