@@ -1,8 +1,12 @@
-"""Inverse dynamics and related O(n) force recursions (catalogue 4.6)."""
+"""Inverse dynamics and related O(n) force recursions (catalogue 4.6).
+
+Built on the system-Jacobian operators: accelerations are ``J udot + Jdot u``
+and mobility forces are ``J^T`` of body forces.
+"""
 
 from __future__ import annotations
 
-from . import mobilizer_batch, spatial, tree_scan
+from . import jacobians, mobilizer_batch, spatial, tree_scan
 
 
 def calc_body_acceleration_from_udot(model, pos, vel, udot):
@@ -17,15 +21,11 @@ def calc_residual_force_ignoring_constraints(model, pos, vel, mobility_forces, b
 
     Cost: one outward and one inward scan (recursive Newton-Euler).
     """
-    topo = model.topology
     A = calc_body_acceleration_from_udot(model, pos, vel, udot)
-    local = spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A))) + vel.gyroscopic - body_forces
-    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, local)
-    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F))) - mobility_forces
+    inertial = spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A))) + vel.gyroscopic
+    return jacobians.multiply_by_system_jacobian_transpose(model, pos, inertial - body_forces) - mobility_forces
 
 
 def calc_tree_equivalent_mobility_forces(model, pos, vel, body_forces):
     """``J^T F - c`` (nu,): applied body forces plus velocity-induced inertial forces, in u space."""
-    topo = model.topology
-    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, body_forces - vel.centrifugal)
-    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(pos.H_PB_G, spatial.flat(F)))
+    return jacobians.multiply_by_system_jacobian_transpose(model, pos, body_forces - vel.centrifugal)

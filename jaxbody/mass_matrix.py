@@ -5,20 +5,18 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from . import articulated, mobilizer_batch, spatial, tree_scan
+from . import articulated, jacobians, spatial, tree_scan
 
 
 def multiply_by_m(model, pos, a):
-    """``M a`` in O(n) without forming M: outward ``A = Phi^T A_P + H a``, inward ``F = Mk A + sum Phi F_c``.
+    """``M a = J^T (Mk (J a))`` in O(n) without forming M (one outward and one inward scan).
 
     a (nu,) -> (nu,).
     """
-    topo = model.topology
-    H = pos.H_PB_G
-    a_b = mobilizer_batch.per_body_u(topo, a)
-    A = tree_scan.shift_outward(topo, pos.p_PB_G, spatial.unflat(spatial.matvec(H, a_b)))
-    F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A))))
-    return mobilizer_batch.from_per_body_u(topo, spatial.mattvec(H, spatial.flat(F)))
+    A = jacobians.multiply_by_system_jacobian(model, pos, a)
+    return jacobians.multiply_by_system_jacobian_transpose(
+        model, pos, spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A)))
+    )
 
 
 def calc_composite_body_inertias(model, pos):

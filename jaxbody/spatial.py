@@ -30,11 +30,6 @@ from .errors import InvalidArgument
 # Vectors
 
 
-def cross(a, b):
-    """Cross product over the last axis (length 3)."""
-    return jnp.cross(a, b)
-
-
 def skew(v):
     """Cross-product matrix ``[v]x`` with ``[v]x w = v x w``. Shape (..., 3, 3)."""
     x, y, z = v[..., 0], v[..., 1], v[..., 2]
