@@ -93,13 +93,13 @@ class SimbodyMatterSubsystem:
     def get_mobilized_body(self, index: int) -> MobilizedBody:
         return self._bodies[index]
 
-    def _add(self, mobod: MobilizedBody, cls) -> tuple[int, int, int]:
+    def _add(self, mobod: MobilizedBody, mobilizer) -> tuple[int, int, int]:
         self.system._check_not_frozen(f"add {mobod.name}")
         index = len(self._bodies)
         q_start, u_start = self._q_alloc, self._u_alloc
         self._bodies.append(mobod)
-        self._q_alloc += cls.nq_alloc
-        self._u_alloc += cls.nu
+        self._q_alloc += mobilizer.nq_alloc
+        self._u_alloc += mobilizer.nu
         return index, q_start, u_start
 
 

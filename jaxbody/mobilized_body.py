@@ -21,14 +21,27 @@ from .state import State, require
 class MobilizedBody(MobilizedBodyOperators):
     """Handle to one mobilized body (Simbody's MobilizedBody)."""
 
+    #: ``direction=`` values of every factory: q and u defined parent->child (Forward, the default) or as if the
+    #: tree were built child->parent (Reverse; Simbody's MobilizedBody::Reverse).
+    Forward = "forward"
+    Reverse = "reverse"
+
     # -- construction -------------------------------------------------------
 
     @classmethod
-    def _create(cls, matter, parent, X_PF, body, X_BM, mobilizer_cls, params, name):
+    def _create(cls, matter, parent, X_PF, body, X_BM, mobilizer, params, name, direction=None):
         self = cls.__new__(cls)
         self.matter = matter
         self.parent = parent
-        self.mobilizer_cls = mobilizer_cls
+        self.direction = cls.Forward if direction is None else direction
+        if self.direction not in (cls.Forward, cls.Reverse):
+            raise InvalidArgument(f"{name}: direction must be MobilizedBody.Forward or MobilizedBody.Reverse, got {direction!r}")
+        if isinstance(mobilizer, type):
+            mobilizer = mobilizer()
+        if self.direction == cls.Reverse:
+            mobilizer = mob.reversed_mobilizer(mobilizer, name)
+        #: The mobilizer in quaternion mode (Euler mode: ``mobilizer_in(state)``).
+        self.mobilizer_prototype = mobilizer
         index = len(matter._bodies)
         self.name = name or ("Ground" if parent is None else f"body{index}")
         if not isinstance(body, Body):
@@ -36,89 +49,94 @@ class MobilizedBody(MobilizedBodyOperators):
         self.body = body
         self.X_PF = host_transform(X_PF, "X_PF", self.name)
         self.X_BM = host_transform(X_BM, "X_BM", self.name)
-        expected = mobilizer_cls.n_params
+        expected = mobilizer.n_params
         params = np.zeros(0) if params is None else np.atleast_1d(np.asarray(params, dtype=float))
         if params.shape != (expected,) or not np.all(np.isfinite(params)):
-            raise InvalidArgument(f"{self.name}: {mobilizer_cls.simbody_name} needs {expected} finite parameter(s), got {params}")
+            raise InvalidArgument(f"{self.name}: {mobilizer.simbody_name} needs {expected} finite parameter(s), got {params}")
         self.params = params
-        self.index, self.q_start, self.u_start = matter._add(self, mobilizer_cls)
+        self.index, self.q_start, self.u_start = matter._add(self, mobilizer)
         return self
 
+    @property
+    def mobilizer_cls(self) -> type:
+        """The mobilizer's type (``jb.mobilizers.Pin`` etc.)."""
+        return type(self.mobilizer_prototype)
+
     @classmethod
-    def _factory(cls, mobilizer_cls, parent, X_PF, body, X_BM, params=None, name=None):
+    def _factory(cls, mobilizer, parent, X_PF, body, X_BM, params=None, name=None, direction=None):
         if isinstance(X_PF, Body) and body is None:  # short form (parent, body)
             X_PF, body, X_BM = None, X_PF, None
         if not isinstance(parent, MobilizedBody):
             raise UnknownParent(
-                f"{name or mobilizer_cls.simbody_name}: parent must be a jb.MobilizedBody (e.g. matter.Ground()), "
+                f"{name or mobilizer.simbody_name}: parent must be a jb.MobilizedBody (e.g. matter.Ground()), "
                 f"got {type(parent).__name__}"
             )
-        return cls._create(parent.matter, parent, X_PF, body, X_BM, mobilizer_cls, params, name)
+        return cls._create(parent.matter, parent, X_PF, body, X_BM, mobilizer, params, name, direction)
 
     @classmethod
-    def Pin(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Pin(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Rotation about the common z axis of F and M (synonyms Revolute, Torsion)."""
-        return cls._factory(mob.Pin, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Pin, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Slider(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Slider(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Translation along the common x axis (synonym Prismatic)."""
-        return cls._factory(mob.Slider, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Slider, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Universal(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Universal(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Rotation about Fx, then about the new y (synonym UJoint)."""
-        return cls._factory(mob.Universal, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Universal, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Cylinder(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Cylinder(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Rotation about and translation along the common z axis."""
-        return cls._factory(mob.Cylinder, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Cylinder, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Screw(cls, parent, X_PF=None, body=None, X_BM=None, pitch=None, *, name=None):
+    def Screw(cls, parent, X_PF=None, body=None, X_BM=None, pitch=None, *, name=None, direction=None):
         """Rotation q about z with translation ``pitch * q`` along z (pitch in m/rad)."""
         if pitch is None:
             raise InvalidArgument(f"{name or 'Screw'}: Screw needs a pitch (m/rad)")
-        return cls._factory(mob.Screw, parent, X_PF, body, X_BM, params=[pitch], name=name)
+        return cls._factory(mob.Screw, parent, X_PF, body, X_BM, params=[pitch], name=name, direction=direction)
 
     @classmethod
-    def Planar(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Planar(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Rotation about z and translation along Fx, Fy."""
-        return cls._factory(mob.Planar, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Planar, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Gimbal(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Gimbal(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Body-fixed X-Y-Z rotation with u = angle rates."""
-        return cls._factory(mob.Gimbal, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Gimbal, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Ball(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Ball(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Free rotation, u = w_FM in F (synonyms Spherical, Orientation)."""
-        return cls._factory(mob.Ball, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Ball, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Translation(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Translation(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Free translation, q = p_FM in F (synonyms Cartesian, CartesianCoords)."""
-        return cls._factory(mob.Translation, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Translation, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Free(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Free(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """Six degrees of freedom, u = (w_FM, v_FM) in F."""
-        return cls._factory(mob.Free, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Free, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     @classmethod
-    def Ellipsoid(cls, parent, X_PF=None, body=None, X_BM=None, radii=(0.5, 1.0 / 3.0, 0.25), *, name=None):
+    def Ellipsoid(cls, parent, X_PF=None, body=None, X_BM=None, radii=(0.5, 1.0 / 3.0, 0.25), *, name=None, direction=None):
         """Ball-like rotation with Mo on an ellipsoid of semi-axes ``radii`` fixed in F."""
         radii = np.asarray(radii, dtype=float)
         if radii.shape != (3,):
             raise InvalidArgument(f"{name or 'Ellipsoid'}: radii must have 3 elements, got {radii.shape}")
-        return cls._factory(mob.Ellipsoid, parent, X_PF, body, X_BM, params=radii, name=name)
+        return cls._factory(mob.Ellipsoid, parent, X_PF, body, X_BM, params=radii, name=name, direction=direction)
 
     @classmethod
-    def Weld(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None):
+    def Weld(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
         """No relative motion; X_FM = identity."""
-        return cls._factory(mob.Weld, parent, X_PF, body, X_BM, name=name)
+        return cls._factory(mob.Weld, parent, X_PF, body, X_BM, name=name, direction=direction)
 
     # -- topology queries -----------------------------------------------------
 
@@ -132,9 +150,7 @@ class MobilizedBody(MobilizedBodyOperators):
         return self.mobilizer if state is None else self._mobilizer(state.use_euler_angles)
 
     def _mobilizer(self, euler: bool) -> mob.Mobilizer:
-        if self.mobilizer_cls.has_quaternion_mode:
-            return self.mobilizer_cls(euler=euler)
-        return self.mobilizer_cls()
+        return self.mobilizer_prototype.with_euler(euler)
 
     def get_mobilized_body_index(self) -> int:
         return self.index
@@ -155,7 +171,7 @@ class MobilizedBody(MobilizedBodyOperators):
         return self.mobilizer_in(state).nq_in_use
 
     def get_num_u(self, state: State | None = None) -> int:
-        return self.mobilizer_cls.nu
+        return self.mobilizer_prototype.nu
 
     def get_first_q_index(self) -> int:
         return self.q_start
@@ -181,7 +197,7 @@ class MobilizedBody(MobilizedBodyOperators):
         return slice(self.q_start, self.q_start + self.get_num_q(state))
 
     def _u_slice(self):
-        return slice(self.u_start, self.u_start + self.mobilizer_cls.nu)
+        return slice(self.u_start, self.u_start + self.mobilizer_prototype.nu)
 
     def _check_q_index(self, i, state: State | None = None):
         n = self.get_num_q(state)

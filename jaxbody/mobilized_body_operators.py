@@ -139,13 +139,13 @@ class MobilizedBodyOperators:
         if model is None:
             return self.mobilizer
         mobs = model.topology.mobilizers
-        if self.index >= len(mobs) or type(mobs[self.index]) is not self.mobilizer_cls:
+        if self.index >= len(mobs) or mobs[self.index].with_euler(False) != self.mobilizer_prototype:
             raise InvalidArgument(f"{self.name}: the model given does not contain this mobilized body")
         return mobs[self.index]
 
     def _mobilizer_params(self, model=None):
         """This mobilizer's parameters (n_params,): model's leaves when given, else construction values."""
-        n = self.mobilizer_cls.n_params
+        n = self.mobilizer_prototype.n_params
         if model is None or n == 0:
             return jnp.asarray(self.params, dtype=float).reshape(n)
         self._mobilizer_for(model)
@@ -712,9 +712,9 @@ class MobilizedBodyOperators:
         It is added to ``parent``'s matter subsystem; raises TopologyFrozen if that system was
         already frozen by realize_topology(), UnknownParent if ``parent`` is not a MobilizedBody.
         """
-        params = self.params if self.mobilizer_cls.n_params else None
+        params = self.params if self.mobilizer_prototype.n_params else None
         clone = type(self)._factory(
-            self.mobilizer_cls, parent, Transform(*self.X_PF), self.body, Transform(*self.X_BM), params=params, name=name
+            self.mobilizer_prototype, parent, Transform(*self.X_PF), self.body, Transform(*self.X_BM), params=params, name=name
         )
         # Keep the exact float64 frames (Transform may hold them in a lower precision).
         clone.X_PF = (np.array(self.X_PF[0]), np.array(self.X_PF[1]))

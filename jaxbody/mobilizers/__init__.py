@@ -20,6 +20,15 @@ BUILTIN = {
     for cls in (Pin, Slider, Universal, Cylinder, Screw, Planar, Gimbal, Ball, Translation, Free, Ellipsoid, Weld)
 }
 
+
+
+def reversed_mobilizer(mobilizer: Mobilizer, name: str) -> Mobilizer:
+    """The mobilizer with q and u defined child->parent (Simbody's Direction::Reverse)."""
+    from ..errors import InvalidArgument
+
+    raise InvalidArgument(f"{name}: reversed mobilizers are not available in this version")
+
+
 __all__ = [
     "Mobilizer", "Ball", "Cylinder", "Ellipsoid", "Free", "Gimbal", "Pin", "Planar", "Screw",
     "Slider", "Translation", "Universal", "Weld", "BUILTIN",

@@ -45,6 +45,10 @@ class Mobilizer(abc.ABC):
         """Number of q slots in use (Simbody's MobilizedBody::getNumQ)."""
         return self.nq_alloc
 
+    def with_euler(self, euler: bool) -> "Mobilizer":
+        """This mobilizer in Euler-angle (True) or quaternion (False) mode; itself for types without the choice."""
+        return self
+
     @property
     def uses_quaternion(self) -> bool:
         return False
@@ -137,6 +141,9 @@ class OrientationMobilizer(Mobilizer):
     @property
     def nq_in_use(self):
         return self.nq_alloc - 1 if self.euler else self.nq_alloc
+
+    def with_euler(self, euler: bool) -> "OrientationMobilizer":
+        return dataclasses.replace(self, euler=euler)
 
     @property
     def uses_quaternion(self):
