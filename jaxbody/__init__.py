@@ -14,6 +14,7 @@ from .body import Body as Body
 from .builder import GeneralForceSubsystem as GeneralForceSubsystem
 from .builder import MultibodySystem as MultibodySystem
 from .builder import SimbodyMatterSubsystem as SimbodyMatterSubsystem
+from .constraint import Constraint as Constraint
 from .errors import InvalidArgument as InvalidArgument
 from .errors import InvalidInertia as InvalidInertia
 from .errors import JaxbodyError as JaxbodyError

@@ -66,6 +66,7 @@ class SimbodyMatterSubsystem:
         self._bodies: list[MobilizedBody] = []
         self._q_alloc = 0
         self._u_alloc = 0
+        self._constraints: list = []
         ground = MobilizedBody._create(self, None, None, Body.Massless(), None, mob.Weld, None, "Ground")
         self._ground = ground
 
@@ -92,6 +93,18 @@ class SimbodyMatterSubsystem:
 
     def get_mobilized_body(self, index: int) -> MobilizedBody:
         return self._bodies[index]
+
+    def get_num_constraints(self) -> int:
+        return len(self._constraints)
+
+    def get_constraint(self, index: int):
+        """The jb.Constraint handle with this ConstraintIndex."""
+        return self._constraints[index]
+
+    def _add_constraint(self, constraint) -> int:
+        self.system._check_not_frozen(f"add constraint {constraint.ctype.simbody_name}")
+        self._constraints.append(constraint)
+        return len(self._constraints) - 1
 
     def _add(self, mobod: MobilizedBody, mobilizer) -> tuple[int, int, int]:
         self.system._check_not_frozen(f"add {mobod.name}")

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import forces as force_elements
+from .constraint_topology import build_constraint_set
 from .topology import Topology
 
 
@@ -24,7 +25,9 @@ class Parameters(eqx.Module):
     mass (nbodies,) kg; com_B (nbodies, 3) mass center in B; inertia_Bo_B
     (nbodies, 3, 3) inertia about Bo in B; R_PF, p_PF the inboard frames X_PF;
     R_BM, p_BM the outboard frames X_BM; mobilizer_params: per mobilizer
-    group (Topology.groups), (k, n_params) arrays (screw pitch, ellipsoid radii).
+    group (Topology.groups), (k, n_params) arrays (screw pitch, ellipsoid radii);
+    constraint_params: per constraint group (Model.constraints.groups), (k, n_params) arrays
+    (stations, directions, lengths, ...; see each constraint type).
     """
 
     mass: jnp.ndarray
@@ -35,6 +38,7 @@ class Parameters(eqx.Module):
     R_BM: jnp.ndarray
     p_BM: jnp.ndarray
     mobilizer_params: tuple
+    constraint_params: tuple = ()
 
 
 def build_model(system):
@@ -67,11 +71,29 @@ def build_model(system):
             for g in topo.groups
         ),
     )
+    constraints, constraint_params = _build_constraints(matter, topo)
+    params = dataclasses.replace(params, constraint_params=constraint_params)
     elements = tuple(e._build() for fs in system._force_subsystems for e in fs._elements)
     default_q = np.zeros(topo.nq)
     for b, m in zip(bodies, topo.mobilizers):
         default_q[b.q_start : b.q_start + m.nq_alloc] = m.default_q()
-    return Model(topology=topo, parameters=params, forces=elements, default_q=f(default_q))
+    return Model(topology=topo, parameters=params, forces=elements, default_q=f(default_q), constraints=constraints)
+
+
+def _build_constraints(matter, topo):
+    """The static ConstraintSet and the per-group parameter arrays of the matter's constraints."""
+    specs = []
+    for c in matter._constraints:
+        q_slots = [m.q_start + i for m, i in c.q_select]
+        u_slots = [m.u_start + i for m, i in c.u_select]
+        specs.append((c.ctype, [b.index for b in c.bodies], q_slots, u_slots, c._ancestor_basis(), not c.disabled_by_default))
+    cset = build_constraint_set(specs, topo.parent)
+    cons = matter._constraints
+    params = tuple(
+        jnp.asarray(np.stack([cons[i].params for i in g.constraints]).reshape(len(g.constraints), g.ctype.n_params))
+        for g in cset.groups
+    )
+    return cset, params
 
 
 def replace_parameters(model, **changes):

@@ -19,19 +19,22 @@ from . import articulated, inverse_dynamics, mass_matrix, mobilizer_batch, reali
 from . import system_properties as sp
 from ._typing import Stage
 from .errors import InvalidArgument
+from .constraint_operators import ConstraintOperatorsMixin
+from .constraint_topology import ConstraintSet
 from .jacobian_operators import JacobianOperators
 from .model import Parameters
 from .state import State, require
 from .topology import Topology
 
 
-class Model(JacobianOperators, eqx.Module):
+class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
     """A frozen multibody system: ``topology`` (static), ``parameters`` and ``forces`` (array leaves)."""
 
     topology: Topology = eqx.field(static=True)
     parameters: Parameters
     forces: tuple
     default_q: jnp.ndarray
+    constraints: ConstraintSet = eqx.field(static=True, default=ConstraintSet())
 
     # -- sizes ---------------------------------------------------------------
 
@@ -50,7 +53,7 @@ class Model(JacobianOperators, eqx.Module):
         return self.topology.nu
 
     def get_num_constraints(self) -> int:
-        return 0
+        return self.constraints.num_constraints
 
     def get_num_quaternions_in_use(self) -> int:
         return len(self.topology.quaternion_q_index)
@@ -70,6 +73,7 @@ class Model(JacobianOperators, eqx.Module):
             z=jnp.zeros(0, dtype),
             mobility_forces=jnp.zeros(self.topology.nu, dtype),
             body_forces=jnp.zeros((self.topology.nbodies, 2, 3), dtype),
+            constraint_enabled=jnp.asarray(self.constraints.default_enabled, bool).reshape(self.constraints.num_constraints),
             use_euler_angles=self.topology.use_euler_angles,
         )
 

@@ -14,7 +14,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from . import articulated, kinematics, mobilizer_batch
+from . import articulated, constraint_dynamics, jacobians, kinematics, mobilizer_batch
 from ._typing import Stage
 from .state import AccelerationCache, DynamicsCache, State
 
@@ -42,24 +42,45 @@ def realize_dynamics(model, state: State) -> DynamicsCache:
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:
+    """Forward dynamics: the tree's ABA solution, then (with constraints) Lagrange multipliers (catalogue 4.5)."""
     pos, vel, dyn = state.position, state.velocity, state.dynamics
+    abi = (dyn.P, dyn.D_inv, dyn.G)
     with jax.named_scope("realize_acceleration"):
-        udot, A_GB = articulated.calc_tree_accelerations(
-            model, pos, vel, (dyn.P, dyn.D_inv, dyn.G), dyn.mobility_forces, dyn.body_forces
-        )
+        udot, A_GB = articulated.calc_tree_accelerations(model, pos, vel, abi, dyn.mobility_forces, dyn.body_forces)
+        extra = {}
+        if model.constraints.m:
+            ops = constraint_dynamics.ConstraintOperators(
+                model, state.t, state.q, state.u, pos, vel, abi, state.constraint_enabled
+            )
+            udot, lam, aerr = constraint_dynamics.solve_multipliers(ops, udot)
+            A_GB = jacobians.multiply_by_system_jacobian(model, pos, udot) + vel.total_coriolis
+            F_c, f_c = constraint_dynamics.constraint_forces_from_multipliers(
+                model, state.t, state.q, state.u, pos, vel, lam
+            )
+            extra = dict(acceleration_errors=aerr, multipliers=lam, constraint_body_forces=F_c, constraint_mobility_forces=f_c)
         qdotdot = mobilizer_batch.calc_qdotdot(model.topology, model.parameters, state.q, state.u, udot)
-    return AccelerationCache(udot=udot, qdotdot=qdotdot, A_GB=A_GB)
+    return AccelerationCache(udot=udot, qdotdot=qdotdot, A_GB=A_GB, **extra)
 
 
 def realize(model, state: State, stage: Stage = Stage.Acceleration) -> State:
     """Return ``state`` realized through ``stage`` (Time and earlier need no work)."""
     stage = Stage(stage)
+    cset = model.constraints
     if stage >= Stage.Position and state.position is None:
-        state = dataclasses.replace(state, position=kinematics.realize_position(model, state.q))
+        pos = kinematics.realize_position(model, state.q)
+        if cset.mp:
+            mask = constraint_dynamics.row_mask(model, state.constraint_enabled)[: cset.mp]
+            pos = dataclasses.replace(
+                pos, position_errors=constraint_dynamics.position_errors(model, state.t, state.q, pos) * mask
+            )
+        state = dataclasses.replace(state, position=pos)
     if stage >= Stage.Velocity and state.velocity is None:
-        state = dataclasses.replace(
-            state, velocity=kinematics.realize_velocity(model, state.position, state.q, state.u)
-        )
+        vel = kinematics.realize_velocity(model, state.position, state.q, state.u)
+        if cset.mp + cset.mv:
+            mask = constraint_dynamics.row_mask(model, state.constraint_enabled)[: cset.mp + cset.mv]
+            verr = constraint_dynamics.velocity_errors_from_cache(model, state.t, state.q, state.u, state.position, vel)
+            vel = dataclasses.replace(vel, velocity_errors=verr * mask)
+        state = dataclasses.replace(state, velocity=vel)
     if stage >= Stage.Dynamics and state.dynamics is None:
         state = dataclasses.replace(state, dynamics=realize_dynamics(model, state))
     if stage >= Stage.Acceleration and state.acceleration is None:

@@ -12,7 +12,6 @@ during tracing, so a stale cache can never be read through the API.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -34,6 +33,7 @@ class PositionCache(eqx.Module):
     Mk_G: spatial inertia about Bo in G (nbodies, 6, 6).
     p_GBc: mass-center locations in G (nbodies, 3).
     quaternion_errors: |q| - 1 per quaternion in use, in Simbody's pool order.
+    position_errors: constraint position errors perr (mp,), Simbody's order; 0 for disabled constraints.
     """
 
     R_FM: jnp.ndarray
@@ -48,6 +48,7 @@ class PositionCache(eqx.Module):
     Mk_G: jnp.ndarray
     p_GBc: jnp.ndarray
     quaternion_errors: jnp.ndarray
+    position_errors: jnp.ndarray | None = None
 
 
 class VelocityCache(eqx.Module):
@@ -57,6 +58,7 @@ class VelocityCache(eqx.Module):
     each mobilizer, in G). V_FM: mobilizer velocity in F. HDot_PB_G: (nbodies, 6,
     nu_max). mobilizer_coriolis: A_b. total_coriolis: ``Jdot u``, the body
     accelerations at udot = 0. gyroscopic: b. centrifugal: ``Mk a + b``.
+    velocity_errors: constraint velocity errors (pverr, verr) (mp + mv,); 0 for disabled constraints.
     """
 
     qdot: jnp.ndarray
@@ -68,6 +70,7 @@ class VelocityCache(eqx.Module):
     total_coriolis: jnp.ndarray
     gyroscopic: jnp.ndarray
     centrifugal: jnp.ndarray
+    velocity_errors: jnp.ndarray | None = None
 
 
 class DynamicsCache(eqx.Module):
@@ -89,11 +92,20 @@ class DynamicsCache(eqx.Module):
 
 
 class AccelerationCache(eqx.Module):
-    """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G."""
+    """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G; with constraints also
+
+    acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the constraint forces
+    ``G^T lambda = J^T constraint_body_forces + constraint_mobility_forces`` ((nbodies, 2, 3) at Bo in G, (nu,)),
+    with the sign of G^T lambda (the negative of what the constraints apply).
+    """
 
     udot: jnp.ndarray
     qdotdot: jnp.ndarray
     A_GB: jnp.ndarray
+    acceleration_errors: jnp.ndarray | None = None
+    multipliers: jnp.ndarray | None = None
+    constraint_body_forces: jnp.ndarray | None = None
+    constraint_mobility_forces: jnp.ndarray | None = None
 
 
 _CACHE_FIELDS = ("position", "velocity", "dynamics", "acceleration")
@@ -111,8 +123,10 @@ class State(eqx.Module):
     t: scalar (s). q: (nq,) laid out as Simbody's State q (see README, "q
     layout"). u: (nu,). z: (nz,). mobility_forces: applied generalized forces
     (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
-    origin, in Ground (Ground's row is ignored). use_euler_angles: how q's
-    orientation slots are to be read (static; must match the model realizing it).
+    origin, in Ground (Ground's row is ignored). constraint_enabled: (nconstraints,) bool, which
+    constraints are enforced (Simbody's Constraint::disable/enable; an Instance-stage change: setting it
+    drops every cache). use_euler_angles: how q's orientation slots are to be read (static; must match
+    the model realizing it).
     """
 
     t: jnp.ndarray
@@ -121,11 +135,12 @@ class State(eqx.Module):
     z: jnp.ndarray
     mobility_forces: jnp.ndarray
     body_forces: jnp.ndarray
+    constraint_enabled: jnp.ndarray
     use_euler_angles: bool = eqx.field(static=True, default=False)
-    position: Optional[PositionCache] = None
-    velocity: Optional[VelocityCache] = None
-    dynamics: Optional[DynamicsCache] = None
-    acceleration: Optional[AccelerationCache] = None
+    position: PositionCache | None = None
+    velocity: VelocityCache | None = None
+    dynamics: DynamicsCache | None = None
+    acceleration: AccelerationCache | None = None
 
     # -- stage bookkeeping ----------------------------------------------------
 
@@ -177,6 +192,12 @@ class State(eqx.Module):
         F = jnp.asarray(F, self.body_forces.dtype)
         _check_shape(F, self.body_forces.shape, "body_forces")
         return _replace(self._drop_from("dynamics"), body_forces=F)
+
+    def set_constraint_enabled(self, enabled) -> "State":
+        """Set which constraints are enforced, (nconstraints,) bool; drops every cache (Instance stage)."""
+        enabled = jnp.asarray(enabled, bool)
+        _check_shape(enabled, self.constraint_enabled.shape, "constraint_enabled")
+        return _replace(self._drop_from("position"), constraint_enabled=enabled)
 
     # -- simple getters -------------------------------------------------------
 

@@ -38,8 +38,8 @@ def _transform(d):
     return jb.Transform(jb.Rotation(np.array(d["R"]).reshape(3, 3)), np.array(d["p"]))
 
 
-def build_case(case, use_euler_angles=True):
-    """Build the case's tree (constraints ignored). Returns (model, {name: MobilizedBody})."""
+def build_case(case, use_euler_angles=True, with_constraints=False):
+    """Build the case's tree (and its constraints if asked). Returns (model, {name: MobilizedBody})."""
     system = jb.MultibodySystem()
     matter = jb.SimbodyMatterSubsystem(system)
     forces = jb.GeneralForceSubsystem(system)
@@ -58,8 +58,39 @@ def build_case(case, use_euler_angles=True):
             mobod = _FACTORY[joint](*args, name=b["name"])
         assert mobod.q_start == b["q_start"] and mobod.u_start == b["u_start"], b["name"]
         handles[b["name"]] = mobod
+    if with_constraints:
+        for c in case["constraints"]:
+            add_constraint(matter, handles, c)
     matter.set_use_euler_angles(use_euler_angles)
     return system.realize_topology(), handles
+
+
+def _linear_coupler(x, p):
+    """OpenSim's CoordinateCouplerConstraint with a LinearFunction: slope * q_indep + intercept - q_dep."""
+    return p[0] * x[0] + p[1] - x[1]
+
+
+def add_constraint(matter, handles, c):
+    """Add one oracle constraint entry (FORMAT.md "Constraint entry") with jaxbody's Constraint API."""
+    kind = c["type"]
+    if kind == "ball":
+        return jb.Constraint.Ball(handles[c["body1"]], c["station1"], handles[c["body2"]], c["station2"])
+    if kind == "rod":
+        return jb.Constraint.Rod(handles[c["body1"]], c["station1"], handles[c["body2"]], c["station2"], c["length"])
+    if kind == "weld":
+        return jb.Constraint.Weld(handles[c["body1"]], _transform(c["X_B1F"]), handles[c["body2"]], _transform(c["X_B2M"]))
+    if kind == "point_on_line":
+        return jb.Constraint.PointOnLine(
+            handles[c["line_body"]], c["line_direction"], c["point_on_line"], handles[c["follower_body"]], c["follower_point"]
+        )
+    if kind == "coordinate_coupler":
+        coords = [c["independent_coordinate"], c["dependent_coordinate"]]
+        bodies = [handles[n.rsplit("_q", 1)[0]] for n in coords]
+        indices = [int(n.rsplit("_q", 1)[1]) for n in coords]
+        return jb.Constraint.CoordinateCoupler(
+            matter, _linear_coupler, bodies, indices, params=[c["slope"], c["intercept"]]
+        )
+    raise ValueError(f"unknown constraint type {kind}")
 
 
 def sample_state(model, sample):

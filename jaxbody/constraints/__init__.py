@@ -1,0 +1,18 @@
+"""Constraint types, one family per module. See base.py for the batched interface."""
+
+from .base import ConstrainedKinematics, ConstraintType
+from .coordinate import (
+    ConstantAcceleration,
+    ConstantCoordinate,
+    ConstantSpeed,
+    CoordinateCoupler,
+    PrescribedMotion,
+    SpeedCoupler,
+)
+from .geometric import Ball, ConstantAngle, ConstantOrientation, NoSlip1D, PointInPlane, PointOnLine, Rod, Weld
+
+__all__ = [
+    "Ball", "ConstantAcceleration", "ConstantAngle", "ConstantCoordinate", "ConstantOrientation", "ConstantSpeed",
+    "ConstrainedKinematics", "ConstraintType", "CoordinateCoupler", "NoSlip1D", "PointInPlane", "PointOnLine",
+    "PrescribedMotion", "Rod", "SpeedCoupler", "Weld",
+]
