@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from . import spatial
 from ._typing import Stage
 from .body import host_transform
-from .constraints import coordinate, geometric
+from .constraints import contact, coordinate, custom, geometric
 from .errors import InvalidArgument
 from .mobilized_body import MobilizedBody
 from .spatial import Rotation, Transform
@@ -45,6 +45,13 @@ def _scalar(x, what, name):
     v = float(np.asarray(x, dtype=float))
     if not np.isfinite(v):
         raise InvalidArgument(f"{name}: {what} must be finite, got {x!r}")
+    return v
+
+
+def _positive(x, what, name):
+    v = _scalar(x, what, name)
+    if v <= 0:
+        raise InvalidArgument(f"{name}: {what} must be positive, got {v}")
     return v
 
 
@@ -265,6 +272,100 @@ class Constraint:
         _check_scalar_function(nm, lambda: function(jnp.zeros(()), jnp.asarray(params)))
         ctype = coordinate.PrescribedMotion(function=function, num_function_params=params.size)
         return cls._create(ctype, [], params, q_select=[sel], name=name)
+
+    @classmethod
+    def SphereOnPlaneContact(cls, plane_body, plane_frame, sphere_body, sphere_center, sphere_radius,
+                             enforce_rolling=False, *, name=None):
+        """Sphere (center and radius on sphere_body) touching the x-y plane of plane_frame (on plane_body)."""
+        nm = name or "SphereOnPlaneContact"
+        R, p = host_transform(plane_frame, "plane_frame", nm)
+        radius = _positive(sphere_radius, "sphere_radius", nm)
+        return cls._create(
+            contact.SphereOnPlaneContact(enforce_rolling=bool(enforce_rolling)),
+            [_mobod(plane_body, "plane_body", nm), _mobod(sphere_body, "sphere_body", nm)],
+            np.concatenate([R.ravel(), p, _vec3(sphere_center, "sphere_center", nm), [radius]]), name=name,
+        )
+
+    @classmethod
+    def SphereOnSphereContact(cls, body_f, center_f, radius_f, body_b, center_b, radius_b, enforce_rolling=False,
+                              *, name=None):
+        """Two spheres (center, radius on each body) touching."""
+        nm = name or "SphereOnSphereContact"
+        return cls._create(
+            contact.SphereOnSphereContact(enforce_rolling=bool(enforce_rolling)),
+            [_mobod(body_f, "body_f", nm), _mobod(body_b, "body_b", nm)],
+            np.concatenate([_vec3(center_f, "center_f", nm), [_positive(radius_f, "radius_f", nm)],
+                            _vec3(center_b, "center_b", nm), [_positive(radius_b, "radius_b", nm)]]), name=name,
+        )
+
+    @classmethod
+    def LineOnLineContact(cls, body_f, edge_frame_f, half_length_f, body_b, edge_frame_b, half_length_b,
+                          enforce_rolling=False, *, name=None):
+        """Two edges (frame: origin = center, x = direction, z = outward) whose lines touch."""
+        nm = name or "LineOnLineContact"
+        Rf, pf = host_transform(edge_frame_f, "edge_frame_f", nm)
+        Rb, pb = host_transform(edge_frame_b, "edge_frame_b", nm)
+        return cls._create(
+            contact.LineOnLineContact(enforce_rolling=bool(enforce_rolling)),
+            [_mobod(body_f, "body_f", nm), _mobod(body_b, "body_b", nm)],
+            np.concatenate([Rf.ravel(), pf, [_positive(half_length_f, "half_length_f", nm)], Rb.ravel(), pb,
+                            [_positive(half_length_b, "half_length_b", nm)]]), name=name,
+        )
+
+    @classmethod
+    def PointOnPlaneContact(cls, plane_body, plane_frame, follower_body, follower_point, *, name=None):
+        """A point of the follower stays in (and does not slip on) the x-y plane of plane_frame."""
+        nm = name or "PointOnPlaneContact"
+        R, p = host_transform(plane_frame, "plane_frame", nm)
+        return cls._create(
+            contact.PointOnPlaneContact(),
+            [_mobod(plane_body, "plane_body", nm), _mobod(follower_body, "follower_body", nm)],
+            np.concatenate([R.ravel(), p, _vec3(follower_point, "follower_point", nm)]), name=name,
+        )
+
+    @classmethod
+    def Custom(cls, matter, *, bodies=(), coordinates=(), speeds=(), position_error=None, velocity_error=None,
+               acceleration_error=None, params=(), name=None):
+        """A constraint from user JAX functions of one constraint's kinematics (see jaxbody.constraints.custom).
+
+        bodies: constrained MobilizedBodies (kinematics in their Ancestor); coordinates / speeds:
+        (MobilizedBody, index) pairs. Equation counts are read from a trial evaluation.
+        """
+        nm = name or "Custom"
+        bodies = [_mobod(b, "constrained body", nm) for b in bodies]
+        qs = [cls._check_q(_mobod(b, "coordinate body", nm), i, nm) for b, i in coordinates]
+        us = [cls._check_u(_mobod(b, "speed body", nm), i, nm) for b, i in speeds]
+        params = np.asarray(params, dtype=float).reshape(-1)
+        if position_error is None and velocity_error is None and acceleration_error is None:
+            raise InvalidArgument(f"{nm}: give at least one of position_error, velocity_error, acceleration_error")
+        nb, nq, nu = len(bodies), len(qs), len(us)
+        from .constraints.base import ConstrainedKinematics
+
+        z3 = jnp.zeros((nb, 3))
+        trial = ConstrainedKinematics(
+            t=jnp.zeros(()), params=jnp.asarray(params), R=jnp.broadcast_to(jnp.eye(3), (nb, 3, 3)), p=z3,
+            q=jnp.zeros(nq), w=z3, v=z3, qdot=jnp.zeros(nq), u=jnp.zeros(nu), alpha=z3, a=z3,
+            qdotdot=jnp.zeros(nq), udot=jnp.zeros(nu),
+        )
+        sizes = []
+        for what, fn in (("position_error", position_error), ("velocity_error", velocity_error),
+                         ("acceleration_error", acceleration_error)):
+            if fn is None:
+                sizes.append(0)
+                continue
+            try:
+                out = jnp.asarray(fn(trial))
+            except Exception as e:  # noqa: BLE001 - report any failure of the user's function at build time
+                raise InvalidArgument(f"{nm}: calling {what} on zero kinematics failed: {e}") from e
+            if out.ndim != 1 or out.shape[0] == 0:
+                raise InvalidArgument(f"{nm}: {what} must return a nonempty 1-D array, got shape {out.shape}")
+            sizes.append(out.shape[0])
+        ctype = custom.Custom(
+            position_error=position_error, velocity_error=velocity_error, acceleration_error=acceleration_error,
+            num_bodies=nb, num_coordinates=nq, num_speeds=nu, num_params=params.size,
+            num_position=sizes[0], num_velocity=sizes[1], num_acceleration=sizes[2],
+        )
+        return cls._create(ctype, bodies, params, q_select=qs, u_select=us, name=name)
 
     # -- topology queries ------------------------------------------------------------------------
 

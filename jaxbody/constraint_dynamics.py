@@ -243,7 +243,7 @@ class ConstraintOperators(VelocityConstraintOperators):
         """Minimum-norm least-squares solution of ``(G M^-1 G^T) x = rhs`` (pseudo-inverse)."""
         W = G @ MinvGt.T
         W = 0.5 * (W + W.T)
-        return jnp.linalg.pinv(W, rtol=PINV_RTOL, hermitian=True) @ rhs
+        return self.mask * (jnp.linalg.pinv(W, rtol=PINV_RTOL, hermitian=True) @ rhs)
 
 
 def solve_multipliers(ops: ConstraintOperators, udot_tree):

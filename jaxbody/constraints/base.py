@@ -25,6 +25,7 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
+import jax
 import jax.numpy as jnp
 
 
@@ -130,3 +131,27 @@ def safe_unit(p, fallback):
     r = jnp.sqrt(jnp.where(singular, 1.0, r2))
     unit = jnp.where(singular[..., None], fallback, p / r[..., None])
     return unit, jnp.where(singular, 0.0, r), singular
+
+
+_POSITION_INPUTS = ("R", "p", "q", "t")
+_VELOCITY_INPUTS = ("w", "v", "qdot", "u")
+
+
+def time_derivative(fn, k: ConstrainedKinematics, level: int):
+    """Exact d/dt of ``fn(k)`` along the motion, by forward-mode differentiation.
+
+    ``level`` 0: fn reads positions (R, p, q, t); their rates are ``[w]x R``, v, qdot, 1.
+    ``level`` 1: fn may also read velocities (w, v, qdot, u), whose rates are alpha, a, qdotdot, udot.
+    Body kinematics are relative to A and expressed in A, so these are A-frame derivatives.
+    """
+    names = _POSITION_INPUTS + (_VELOCITY_INPUTS if level >= 1 else ())
+    rates = {
+        "R": jnp.cross(k.w[..., None, :], jnp.swapaxes(k.R, -1, -2)).swapaxes(-1, -2) if k.w is not None else None,
+        "p": k.v, "q": k.qdot, "t": jnp.ones_like(k.t),
+        "w": k.alpha, "v": k.a, "qdot": k.qdotdot, "u": k.udot,
+    }
+
+    def wrapped(*values):
+        return fn(dataclasses.replace(k, **dict(zip(names, values))))
+
+    return jax.jvp(wrapped, tuple(getattr(k, n) for n in names), tuple(rates[n] for n in names))[1]
