@@ -95,7 +95,9 @@ def gauss_newton_q_fit(mobilizer, q, params, R_target=None, p_target=None):
     Residual: rotation error (rotation_error) when R_target is given and/or ``p_target - p_FM`` when p_target
     is given. Each step solves ``H_rows du = residual`` by least_squares and moves ``q += N(q) du`` (then
     normalizes quaternions). Converges to the local best fit nearest the current q; Simbody instead runs an
-    L-BFGS optimizer from q_i = i + 0.12354, so results can differ where the fit is not unique.
+    L-BFGS optimizer from q_i = i + 0.12354, so results can differ where the fit is not unique. q moves only
+    along N(q) du, so configurations the mobilities cannot reach from the current q (LineOrientation's spin
+    about Mz) are fitted only in the directions they can.
     """
     if mobilizer.nu == 0:
         return q
