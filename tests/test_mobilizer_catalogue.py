@@ -636,35 +636,40 @@ def test_check_singularities_report():
 
 
 @functools.lru_cache(maxsize=None)
-def _near_singular_models():
-    models = {}
-    for kind in ("Gimbal", "Bushing", "BendStretch"):
-        s = jb.MultibodySystem()
-        m = jb.SimbodyMatterSubsystem(s)
-        jb.Force.UniformGravity(jb.GeneralForceSubsystem(s), m, GRAVITY)
-        rng = np.random.default_rng(37)
+def _near_singular_model():
+    """Gimbal, Bushing and BendStretch bodies hanging from Ground (one model: one compilation)."""
+    s = jb.MultibodySystem()
+    m = jb.SimbodyMatterSubsystem(s)
+    jb.Force.UniformGravity(jb.GeneralForceSubsystem(s), m, GRAVITY)
+    rng = np.random.default_rng(37)
+    bodies = [
         getattr(jb.MobilizedBody, kind)(m.Ground(), S.random_transform(rng), jb.Body.Rigid(S.random_mass_properties(rng)), S.random_transform(rng))
-        models[kind] = s.realize_topology()
-    return models
+        for kind in ("Gimbal", "Bushing", "BendStretch")
+    ]
+    return s.realize_topology(), bodies
 
 
-@pytest.mark.parametrize("kind,index,value", [("Gimbal", 1, np.pi / 2 - 1e-6), ("Bushing", 1, np.pi / 2 - 1e-6), ("BendStretch", 1, 1e-8)])
-def test_finite_near_singularities(kind, index, value):
-    """udot, the velocity fit and their gradients stay finite next to (not at) the singular configuration."""
-    model = _near_singular_models()[kind]
-    mobod_q = np.array(model.default_state().q)
-    mobod_q[index] = value
+def test_finite_near_singularities():
+    """udot, the velocity fits and their gradients stay finite next to (not at) the singular configurations:
+    Gimbal and Bushing at q1 = pi/2 - 1e-6, BendStretch at q1 = 1e-8."""
+    model, bodies = _near_singular_model()
+    q = np.array(model.default_state().q)
+    for b, value in zip(bodies, (np.pi / 2 - 1e-6, np.pi / 2 - 1e-6, 1e-8)):
+        q[b.q_start + 1] = value
     u = np.linspace(0.3, -0.2, model.get_num_u())
-    value_, (gq, gu) = _value_and_grad(model, jnp.asarray(mobod_q), jnp.asarray(u))
+    value_, (gq, gu) = _value_and_grad(model, jnp.asarray(q), jnp.asarray(u))
     assert np.isfinite(value_) and np.all(np.isfinite(gq)) and np.all(np.isfinite(gu))
-    m = model.topology.mobilizers[1]
-    prm = model.parameters.mobilizer_params[0]
+    report = jb.check_singularities(model, model.default_state().set_q(q))
+    assert [r[0] for r in report.near_bodies()] == [1, 2, 3]
+    for b in bodies:
+        m = b.mobilizer_prototype
+        prm = b._mobilizer_params(model)[None]
 
-    def fitted(qq):
-        return m.u_fit_velocity(qq[None], jnp.zeros((1, m.nu)), jnp.ones((1, 3)), jnp.ones((1, 3)), prm)[0]
+        def fitted(qq):
+            return m.u_fit_velocity(qq[None], jnp.zeros((1, m.nu)), jnp.ones((1, 3)), jnp.ones((1, 3)), prm)[0]
 
-    assert np.all(np.isfinite(fitted(jnp.asarray(mobod_q))))
-    assert np.all(np.isfinite(jax.jacobian(fitted)(jnp.asarray(mobod_q))))
+        qb = jnp.asarray(q[b.q_start : b.q_start + m.nq_alloc])
+        assert np.all(np.isfinite(fitted(qb))) and np.all(np.isfinite(jax.jacobian(fitted)(qb))), m.simbody_name
 
 
 # ---------------------------------------------------------------------------------------------
