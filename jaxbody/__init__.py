@@ -30,6 +30,8 @@ from .integrators import step_semi_explicit_euler as step_semi_explicit_euler
 from .mobilized_body import MobilizedBody as MobilizedBody
 from .model import replace_parameters as replace_parameters
 from .operators import Model as Model
+from .singularities import SingularityReport as SingularityReport
+from .singularities import check_singularities as check_singularities
 from .spatial import Rotation as Rotation
 from .spatial import Transform as Transform
 from .state import State as State

@@ -13,12 +13,13 @@ from . import mobilizers as mob
 from ._typing import Stage
 from .body import Body, host_transform
 from .errors import InvalidArgument, UnknownParent
+from .mobilized_body_fitting import MobilizedBodyFitting
 from .mobilized_body_operators import MobilizedBodyOperators
 from .spatial import Transform
 from .state import State, require
 
 
-class MobilizedBody(MobilizedBodyOperators):
+class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting):
     """Handle to one mobilized body (Simbody's MobilizedBody)."""
 
     #: ``direction=`` values of every factory: q and u defined parent->child (Forward, the default) or as if the
@@ -132,6 +133,56 @@ class MobilizedBody(MobilizedBodyOperators):
         if radii.shape != (3,):
             raise InvalidArgument(f"{name or 'Ellipsoid'}: radii must have 3 elements, got {radii.shape}")
         return cls._factory(mob.Ellipsoid, parent, X_PF, body, X_BM, params=radii, name=name, direction=direction)
+
+    @classmethod
+    def BendStretch(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
+        """Rotation q0 about the common z, then translation q1 along the rotated Mx (synonym PolarCoords)."""
+        return cls._factory(mob.BendStretch, parent, X_PF, body, X_BM, name=name, direction=direction)
+
+    @classmethod
+    def SphericalCoords(
+        cls, parent, X_PF=None, body=None, X_BM=None, azimuth_offset=0.0, azimuth_negated=False, zenith_offset=0.0,
+        zenith_negated=False, translation_axis="z", translation_negated=False, *, name=None, direction=None,
+    ):
+        """Azimuth about Fz, zenith about the new y, stretch along Mz (``translation_axis="z"``) or Mx ("x").
+
+        ``az = (-1 if azimuth_negated) q0 + azimuth_offset`` (rad), likewise the zenith; the stretch is
+        ``-q2`` when ``translation_negated``. The offsets are differentiable model parameters.
+        """
+        axes = {"x": 0, "z": 2, "X": 0, "Z": 2, 0: 0, 2: 2}
+        if translation_axis not in axes:
+            raise InvalidArgument(
+                f"{name or 'SphericalCoords'}: translation_axis must be 'x' or 'z' (Simbody forbids My), got {translation_axis!r}"
+            )
+        mobilizer = mob.SphericalCoords(
+            negate_azimuth=bool(azimuth_negated), negate_zenith=bool(zenith_negated),
+            translation_axis=axes[translation_axis], negate_translation=bool(translation_negated),
+        )
+        params = [azimuth_offset, zenith_offset]
+        return cls._factory(mobilizer, parent, X_PF, body, X_BM, params=params, name=name, direction=direction)
+
+    @classmethod
+    def LineOrientation(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
+        """Orientation of a body inertialess about Mz; u = (w_x, w_y) of w_FM expressed in M."""
+        return cls._factory(mob.LineOrientation, parent, X_PF, body, X_BM, name=name, direction=direction)
+
+    @classmethod
+    def FreeLine(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
+        """LineOrientation plus free translation; u = (w_x, w_y in M, v_FM in F)."""
+        return cls._factory(mob.FreeLine, parent, X_PF, body, X_BM, name=name, direction=direction)
+
+    @classmethod
+    def Bushing(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
+        """Six dofs: body-fixed XYZ angles and p_FM, u = their rates."""
+        return cls._factory(mob.Bushing, parent, X_PF, body, X_BM, name=name, direction=direction)
+
+    @classmethod
+    def CantileverFreeBeam(cls, parent, X_PF=None, body=None, X_BM=None, length=0.5, *, name=None, direction=None):
+        """Tip frame of a cantilever beam of ``length`` L > 0 (m; Simbody's default 0.5) clamped at F."""
+        length = float(length)
+        if not (np.isfinite(length) and length > 0):
+            raise InvalidArgument(f"{name or 'CantileverFreeBeam'}: length must be finite and > 0, got {length}")
+        return cls._factory(mob.CantileverFreeBeam, parent, X_PF, body, X_BM, params=[length], name=name, direction=direction)
 
     @classmethod
     def Weld(cls, parent, X_PF=None, body=None, X_BM=None, *, name=None, direction=None):
@@ -299,3 +350,4 @@ MobilizedBody.Spherical = MobilizedBody.Ball
 MobilizedBody.Orientation = MobilizedBody.Ball
 MobilizedBody.Cartesian = MobilizedBody.Translation
 MobilizedBody.CartesianCoords = MobilizedBody.Translation
+MobilizedBody.PolarCoords = MobilizedBody.BendStretch

@@ -61,6 +61,12 @@ def calc_HDot_FM(topo: Topology, params, q, u):
     return _per_body(topo, jnp.zeros((6, topo.nu_max), q.dtype), rows)
 
 
+def calc_singularity_distance(topo: Topology, params, q):
+    """Per body (nbodies,) distance from the mobilizer's singular configuration; +inf for Ground and types without one."""
+    rows = [mob.singularity_distance(qg, prm) for mob, qg, _, prm in _group_inputs(topo, params, q)]
+    return _per_body(topo, jnp.full((), jnp.inf, q.dtype), rows)
+
+
 def _map_to_layout(topo: Topology, params, q, u, v, v_in: str, out: str, fn):
     """Apply ``fn(mobilizer, q_g, u_g, v_g)`` per group; v (if any) is gathered from the q or u layout
     (``v_in``) and the results are laid out as q or u (``out``)."""

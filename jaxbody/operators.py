@@ -55,8 +55,28 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
     def get_num_constraints(self) -> int:
         return self.constraints.num_constraints
 
-    def get_num_quaternions_in_use(self) -> int:
-        return len(self.topology.quaternion_q_index)
+    def get_num_quaternions_in_use(self, state: State | None = None) -> int:
+        """Mobilizers whose q holds a quaternion (none in Euler-angle mode). ``state`` must be in this model's mode."""
+        if state is not None:
+            self._check_mode(state)
+        return len(self.topology.quaternion_bodies)
+
+    def is_using_quaternion(self, state: State | None, mobod) -> bool:
+        """Whether ``mobod``'s mobilizer keeps a quaternion in its first four q slots in this model's mode."""
+        return self.get_quaternion_pool_index(state, mobod) >= 0
+
+    def get_quaternion_pool_index(self, state: State | None, mobod) -> int:
+        """Index of ``mobod``'s quaternion among the quaternions in use, or -1 if it uses none.
+
+        Simbody's QuaternionPoolIndex: pool order is tree level, then body index (the order of the
+        quaternion entries of qErr, ``position.quaternion_errors``); Simbody's invalid index is -1 here.
+        """
+        if state is not None:
+            self._check_mode(state)
+        index = mobod.get_mobilized_body_index()
+        if not 0 <= index < self.topology.nbodies:
+            raise InvalidArgument(f"{mobod.name}: not a body of this model")
+        return int(self.topology.quaternion_pool_index[index])
 
     def get_use_euler_angles(self) -> bool:
         return self.topology.use_euler_angles
@@ -364,7 +384,7 @@ def _compile_public_operators():
     MobilizedBody handles, task lists and flags are static arguments.
     """
     skip = {"get_num_bodies", "get_num_mobilities", "get_num_q", "get_num_u", "get_num_constraints",
-            "get_num_quaternions_in_use", "get_use_euler_angles", "default_state", "get_default_state",
+            "get_num_quaternions_in_use", "get_quaternion_pool_index", "get_use_euler_angles", "default_state", "get_default_state",
             "with_use_euler_angles", "calc_system_mass"}
     for name in dir(Model):
         if name.startswith("_") or name in skip:

@@ -197,13 +197,24 @@ class Topology:
         return pos
 
     @functools.cached_property
-    def quaternion_q_index(self) -> np.ndarray:
-        """(nquat, 4) q indices of quaternions in use, in Simbody's quaternion pool order (tree level, then index)."""
+    def quaternion_bodies(self) -> tuple[int, ...]:
+        """Bodies whose mobilizer uses a quaternion, in Simbody's quaternion pool order (tree level, then index)."""
         bodies = [b for b in range(1, self.nbodies) if self.mobilizers[b].uses_quaternion]
-        bodies.sort(key=lambda b: (self.level[b], b))
+        return tuple(sorted(bodies, key=lambda b: (self.level[b], b)))
+
+    @functools.cached_property
+    def quaternion_q_index(self) -> np.ndarray:
+        """(nquat, 4) q indices of quaternions in use, in quaternion pool order."""
         # Every quaternion-capable mobilizer keeps its quaternion in its first 4 slots.
-        qi = [np.arange(self.q_start[b], self.q_start[b] + 4) for b in bodies]
+        qi = [np.arange(self.q_start[b], self.q_start[b] + 4) for b in self.quaternion_bodies]
         return np.array(qi, dtype=np.int32).reshape(len(qi), 4)
+
+    @functools.cached_property
+    def quaternion_pool_index(self) -> np.ndarray:
+        """(nbodies,) each body's index in the quaternion pool (rows of quaternion_q_index); -1 if none in use."""
+        pool = np.full(self.nbodies, -1, dtype=np.int32)
+        pool[list(self.quaternion_bodies)] = np.arange(len(self.quaternion_bodies), dtype=np.int32)
+        return pool
 
     # -- levels and segments for tree_scan --------------------------------------------
 

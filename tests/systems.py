@@ -322,3 +322,113 @@ __all__ = [
     "random_rotation", "random_transform", "random_mass_properties", "add_body", "realize_acceleration",
     "forward_dynamics", "kinematics", "mass_matrix", "energy", "summary", "summary_batch",
 ]
+
+
+# ----------------------------------------------------------------------------------------------
+# The full mobilizer catalogue (the 12 types above plus BendStretch, SphericalCoords, LineOrientation,
+# FreeLine, Bushing, CantileverFreeBeam)
+
+CATALOGUE_TYPES = MOBILIZER_TYPES + (
+    "bend_stretch", "spherical_coords", "spherical_coords_nx", "line_orientation", "free_line", "bushing",
+    "cantilever_free_beam",
+)
+
+
+def add_catalogue_body(kind, parent, X_PF, body, X_BM, rng=None, name=None):
+    """add_body for every catalogue kind; ``spherical_coords_nx`` is SphericalCoords with every sign negated,
+    translation along Mx and (with rng) random offsets."""
+    MB = jb.MobilizedBody
+    if kind == "spherical_coords":
+        return MB.SphericalCoords(parent, X_PF, body, X_BM, name=name)
+    if kind == "spherical_coords_nx":
+        az0, ze0 = (0.3, -0.2) if rng is None else rng.uniform(-0.3, 0.3, 2)
+        return MB.SphericalCoords(
+            parent, X_PF, body, X_BM, azimuth_offset=az0, azimuth_negated=True, zenith_offset=ze0,
+            zenith_negated=True, translation_axis="x", translation_negated=True, name=name,
+        )
+    if kind == "cantilever_free_beam":
+        length = 0.5 if rng is None else rng.uniform(0.3, 1.0)
+        return MB.CantileverFreeBeam(parent, X_PF, body, X_BM, length=length, name=name)
+    factory = {
+        "bend_stretch": MB.BendStretch, "line_orientation": MB.LineOrientation, "free_line": MB.FreeLine,
+        "bushing": MB.Bushing,
+    }.get(kind)
+    if factory is None:
+        return add_body(kind, parent, X_PF, body, X_BM, rng=rng, name=name)
+    return factory(parent, X_PF, body, X_BM, name=name)
+
+
+def _catalogue_tree_kinds():
+    """Each catalogue kind twice (SphericalCoords: once per configuration, twice each), in a fixed shuffle."""
+    kinds = list(CATALOGUE_TYPES) * 2
+    order = np.random.default_rng(4321).permutation(len(kinds))
+    return tuple(kinds[i] for i in order)
+
+
+CATALOGUE_TREE_KINDS = _catalogue_tree_kinds()
+CATALOGUE_TREE_PARENTS = tuple(_mixed_tree_parents(len(CATALOGUE_TREE_KINDS)))
+
+
+@functools.lru_cache(maxsize=None)
+def catalogue_tree(use_euler_angles=False, seed=0):
+    """Returns (model, [MobilizedBody for bodies 1..38]): every one of the 18 built-in types at least twice.
+
+    Like mixed_tree_30, the topology is fixed and ``seed`` changes only numbers (frames, mass properties,
+    pitches, radii, offsets, beam lengths, gravity).
+    """
+    rng = np.random.default_rng(seed)
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, np.array([0.0, -9.81, 0.0]) + rng.uniform(-1.0, 1.0, 3))
+    handles = [matter.Ground()]
+    for i, (kind, parent) in enumerate(zip(CATALOGUE_TREE_KINDS, CATALOGUE_TREE_PARENTS), start=1):
+        X_PF, X_BM = random_transform(rng), random_transform(rng)
+        body = jb.Body.Rigid(random_mass_properties(rng))
+        handles.append(add_catalogue_body(kind, handles[parent], X_PF, body, X_BM, rng=rng, name=f"{kind}{i}"))
+    matter.set_use_euler_angles(use_euler_angles)
+    return system.realize_topology(), handles[1:]
+
+
+def random_catalogue_q(mobilizer, rng, shape=()):
+    """random_mobilizer_q for every catalogue type; coordinates stay away from singular configurations."""
+    name = mobilizer.simbody_name
+    n = mobilizer.nq_alloc
+
+    def signed(lo, hi):
+        return rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)
+
+    if name in ("LineOrientation", "FreeLine"):
+        stand_in = {"LineOrientation": jb.mobilizers.Ball, "FreeLine": jb.mobilizers.Free}[name](euler=mobilizer.euler)
+        return random_mobilizer_q(stand_in, rng, shape)
+    q = np.zeros(shape + (n,))
+    if name == "BendStretch":
+        q[..., 0] = rng.uniform(-np.pi, np.pi, shape)
+        q[..., 1] = signed(0.2, 0.6)
+    elif name == "SphericalCoords":
+        q[..., 0] = rng.uniform(-np.pi, np.pi, shape)
+        q[..., 1] = signed(0.5, 1.2)
+        q[..., 2] = signed(0.2, 0.6)
+    elif name in ("Bushing", "CantileverFreeBeam"):
+        q[..., :3] = random_mobilizer_q(jb.mobilizers.Gimbal(), rng, shape)
+        q[..., 3:] = rng.uniform(-0.5, 0.5, shape + (n - 3,))
+    else:
+        return random_mobilizer_q(mobilizer, rng, shape)
+    return q
+
+
+def random_catalogue_qu(model, key_or_seed, shape=(), u_scale=1.0):
+    """random_qu for models using any catalogue type."""
+    rng = _rng(key_or_seed)
+    topo = model.topology
+    q = np.zeros(shape + (topo.nq,))
+    for b in range(1, topo.nbodies):
+        m = topo.mobilizers[b]
+        q[..., topo.q_start[b] : topo.q_start[b] + m.nq_alloc] = random_catalogue_q(m, rng, shape)
+    return q, u_scale * rng.normal(size=shape + (topo.nu,))
+
+
+__all__ += [
+    "CATALOGUE_TYPES", "CATALOGUE_TREE_KINDS", "CATALOGUE_TREE_PARENTS", "catalogue_tree", "add_catalogue_body",
+    "random_catalogue_q", "random_catalogue_qu",
+]

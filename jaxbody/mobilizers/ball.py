@@ -2,7 +2,8 @@
 
 Quaternion mode: q = (w, x, y, z) of R_FM (4 slots). Euler mode: q = body-fixed
 X-Y-Z angles in the first 3 of the 4 slots, the 4th held at 0 (Simbody's
-allocation); singular at q1 = +-pi/2 in Euler mode only.
+allocation); singular at q1 = +-pi/2 in Euler mode only (singularity_distance |cos q1|, else +inf).
+Fits: q = canonical quaternion (w >= 0) or XYZ angles of R_FM (translation ignored); u = w_FM.
 """
 
 from __future__ import annotations
@@ -39,3 +40,15 @@ class Ball(OrientationMobilizer):
 
     def normalize_q(self, q):
         return orientation.normalize(q, self.euler)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        return orientation.fit_rotation(q, R_FM, self.euler)
+
+    def q_fit_translation(self, q, p_FM, params):
+        return q
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        return w_FM
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return u

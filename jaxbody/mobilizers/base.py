@@ -16,6 +16,19 @@ velocity of M in F, expressed in F, rows (angular xyz, linear xyz) with the
 linear part at Mo. HDot_FM and NDot are the exact time derivatives of H_FM
 and N, obtained here by forward-mode differentiation along qdot = N u; a type
 may override them with closed forms.
+
+Fitting (Simbody's setQToFit*/setUToFit*, catalogue 1.0.1): ``q_fit_*`` and
+``u_fit_*`` take the current q (k, nq_alloc) / u (k, nu) and return them with the
+coordinates the target determines replaced; everything else is kept. The
+generic implementations here work for any type (user-defined ones included):
+q fits take a fixed number of Gauss-Newton steps in u space from the current q
+(``fitting.gauss_newton_q_fit``; Simbody uses an L-BFGS optimizer there),
+velocity fits are least-squares solutions through H_FM with minimum change of
+u. Every built-in type overrides them with Simbody's closed forms.
+
+Singularities: ``singularity_distance(q, params)`` (k,) is a nonnegative
+measure that reaches 0 at the type's singular configuration (+inf for types
+without one); each module docstring names its singular configuration.
 """
 
 from __future__ import annotations
@@ -27,6 +40,8 @@ from typing import ClassVar
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from . import fitting, orientation
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +136,38 @@ class Mobilizer(abc.ABC):
         """Return q with any quaternion normalized (identity for other types)."""
         return q
 
+    # -- fitting (generic; built-in types override with Simbody's closed forms) --------
+
+    def q_fit_rotation(self, q, R_FM, params):
+        """q (k, nq_alloc) whose R_FM best matches the target R_FM (k, 3, 3); generic Gauss-Newton fit."""
+        return fitting.gauss_newton_q_fit(self, q, params, R_target=R_FM)
+
+    def q_fit_translation(self, q, p_FM, params):
+        """q whose p_FM best matches the target p_FM (k, 3) (m, in F); generic Gauss-Newton fit."""
+        return fitting.gauss_newton_q_fit(self, q, params, p_target=p_FM)
+
+    def q_fit_transform(self, q, R_FM, p_FM, params):
+        """q best matching X_FM = (R_FM, p_FM): rotation first, then translation (Simbody's default order)."""
+        return self.q_fit_translation(self.q_fit_rotation(q, R_FM, params), p_FM, params)
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        """u (k, nu) whose angular velocity best matches w_FM (k, 3) (rad/s, in F); least squares through H_FM."""
+        return fitting.least_squares_u_fit(self.calc_H_FM(q, params)[..., :3, :], u, w_FM)
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        """u whose velocity of Mo best matches v_FM (k, 3) (m/s, in F); least squares through H_FM."""
+        return fitting.least_squares_u_fit(self.calc_H_FM(q, params)[..., 3:, :], u, v_FM)
+
+    def u_fit_velocity(self, q, u, w_FM, v_FM, params):
+        """u best matching V_FM = (w_FM, v_FM): angular first, then linear (Simbody's default order)."""
+        return self.u_fit_linear_velocity(q, self.u_fit_angular_velocity(q, u, w_FM, params), v_FM, params)
+
+    # -- singularities --------------------------------------------------------------
+
+    def singularity_distance(self, q, params):
+        """(k,) distance from the type's singular configuration (0 there); +inf for types without one."""
+        return jnp.full(q.shape[:-1], jnp.inf, q.dtype)
+
 
 def constant_H(columns, k, dtype):
     """Broadcast a constant (6, nu) hinge matrix to (k, 6, nu)."""
@@ -158,3 +205,9 @@ class OrientationMobilizer(Mobilizer):
         if not self.euler:
             q[0] = 1.0  # identity quaternion (w, x, y, z) in the first four slots
         return q
+
+    def singularity_distance(self, q, params):
+        """Euler mode: |cos q1| (gimbal lock at q1 = +-pi/2). Quaternion mode: +inf (never singular)."""
+        if self.euler:
+            return orientation.euler_singularity_distance(q[..., :3])
+        return super().singularity_distance(q, params)

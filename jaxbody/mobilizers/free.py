@@ -1,7 +1,8 @@
 """Free: six degrees of freedom. u = (w_FM in F, v_FM = d/dt p_FM in F).
 
 Quaternion mode q = (quaternion(4), p_FM(3)); Euler mode q = (XYZ angles(3),
-p_FM(3), unused 0), keeping Simbody's 7-slot allocation.
+p_FM(3), unused 0), keeping Simbody's 7-slot allocation. Singular only in Euler mode (q1 = +-pi/2).
+Fits: transform = translation first, then rotation (as Ball); u = (w_FM, v_FM) copied.
 """
 
 from __future__ import annotations
@@ -54,3 +55,20 @@ class Free(OrientationMobilizer):
     def normalize_q(self, q):
         q_rot, p = self._split(q)
         return self._join(orientation.normalize(q_rot, self.euler), p)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        q_rot, p = self._split(q)
+        return self._join(orientation.fit_rotation(q_rot, R_FM, self.euler), p)
+
+    def q_fit_translation(self, q, p_FM, params):
+        q_rot, _ = self._split(q)
+        return self._join(q_rot, p_FM)
+
+    def q_fit_transform(self, q, R_FM, p_FM, params):
+        return self.q_fit_rotation(self.q_fit_translation(q, p_FM, params), R_FM, params)
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        return u.at[..., :3].set(w_FM)
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return u.at[..., 3:6].set(v_FM)

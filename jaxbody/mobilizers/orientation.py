@@ -107,3 +107,58 @@ def normalize(q_rot, euler: bool):
     if euler:
         return q_rot
     return q_rot / jnp.linalg.norm(q_rot, axis=-1, keepdims=True)
+
+
+def euler_xyz_w_columns_dot(angles, rates):
+    """Time derivative of ``euler_xyz_w_columns`` (k, 3, 3) given the angle rates (k, 3) (catalogue 1.8)."""
+    s0, c0 = jnp.sin(angles[..., 0]), jnp.cos(angles[..., 0])
+    s1, c1 = jnp.sin(angles[..., 1]), jnp.cos(angles[..., 1])
+    d0, d1 = rates[..., 0], rates[..., 1]
+    zero = jnp.zeros_like(s0)
+    return jnp.stack(
+        [
+            jnp.stack([zero, zero, c1 * d1], -1),
+            jnp.stack([zero, -s0 * d0, -c0 * d0 * c1 + s0 * s1 * d1], -1),
+            jnp.stack([zero, c0 * d0, -s0 * d0 * c1 - c0 * s1 * d1], -1),
+        ],
+        -2,
+    )
+
+
+def euler_xyz_qdot_body(angles, w_M):
+    """qdot = N_B(q) w_M for body-fixed XYZ angles with w expressed in the child frame M; (k, 3).
+
+    Singular where cos(q1) = 0.
+    """
+    s1, c1 = jnp.sin(angles[..., 1]), jnp.cos(angles[..., 1])
+    s2, c2 = jnp.sin(angles[..., 2]), jnp.cos(angles[..., 2])
+    ooc1 = 1 / c1
+    w0, w1, w2 = w_M[..., 0], w_M[..., 1], w_M[..., 2]
+    return jnp.stack(
+        [
+            ooc1 * (c2 * w0 - s2 * w1),
+            s2 * w0 + c2 * w1,
+            s1 * ooc1 * (-c2 * w0 + s2 * w1) + w2,
+        ],
+        -1,
+    )
+
+
+def euler_xyz_w_body(angles, qdot):
+    """w_M = NInv_B(q) qdot (never singular); (k, 3)."""
+    s1, c1 = jnp.sin(angles[..., 1]), jnp.cos(angles[..., 1])
+    s2, c2 = jnp.sin(angles[..., 2]), jnp.cos(angles[..., 2])
+    d0, d1, d2 = qdot[..., 0], qdot[..., 1], qdot[..., 2]
+    return jnp.stack([c1 * c2 * d0 + s2 * d1, -c1 * s2 * d0 + c2 * d1, s1 * d0 + d2], -1)
+
+
+def fit_rotation(q_rot, R, euler: bool):
+    """Orientation slots (k, 4) representing R_FM: XYZ angles (unused 4th slot kept) or the canonical quaternion."""
+    if euler:
+        return q_rot.at[..., :3].set(spatial.body_fixed_xyz_from_rotation(R))
+    return spatial.quaternion_from_rotation(R)
+
+
+def euler_singularity_distance(angles):
+    """|cos q1| of body-fixed XYZ angles (k,): 0 at gimbal lock (q1 = +-pi/2)."""
+    return jnp.abs(jnp.cos(angles[..., 1]))

@@ -1,4 +1,7 @@
-"""Pin (Revolute, Torsion): rotation q about the common z axis of F and M; u = qdot."""
+"""Pin (Revolute, Torsion): rotation q about the common z axis of F and M; u = qdot.
+
+Never singular. Fits: q = third body-fixed XYZ angle of R_FM, translation ignored; u = w_z.
+"""
 
 from __future__ import annotations
 
@@ -24,3 +27,15 @@ class Pin(Mobilizer):
 
     def calc_HDot_FM(self, q, u, params):
         return jnp.zeros((q.shape[0], 6, 1), q.dtype)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        return spatial.body_fixed_xyz_from_rotation(R_FM)[..., 2:3]
+
+    def q_fit_translation(self, q, p_FM, params):
+        return q
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        return w_FM[..., 2:3]
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return u

@@ -1,4 +1,7 @@
-"""Slider (Prismatic): translation q of Mo along Fx (= Mx); u = qdot."""
+"""Slider (Prismatic): translation q of Mo along Fx (= Mx); u = qdot.
+
+Never singular. Fits: q = p_x (rotation ignored); u = v_x.
+"""
 
 from __future__ import annotations
 
@@ -25,3 +28,15 @@ class Slider(Mobilizer):
 
     def calc_HDot_FM(self, q, u, params):
         return jnp.zeros((q.shape[0], 6, 1), q.dtype)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        return q
+
+    def q_fit_translation(self, q, p_FM, params):
+        return p_FM[..., 0:1]
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        return u
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return v_FM[..., 0:1]

@@ -1,4 +1,7 @@
-"""Translation (Cartesian): q = p_FM in F, u = v_FM in F; no rotation."""
+"""Translation (Cartesian): q = p_FM in F, u = v_FM in F; no rotation.
+
+Never singular. Fits: q = p_FM (rotation ignored); u = v_FM.
+"""
 
 from __future__ import annotations
 
@@ -24,3 +27,15 @@ class Translation(Mobilizer):
 
     def calc_HDot_FM(self, q, u, params):
         return jnp.zeros((q.shape[0], 6, 3), q.dtype)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        return q
+
+    def q_fit_translation(self, q, p_FM, params):
+        return p_FM
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        return u
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return v_FM

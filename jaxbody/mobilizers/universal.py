@@ -1,4 +1,9 @@
-"""Universal (U-joint, Hooke): body-fixed rotations q0 about Fx then q1 about the new y; u = qdot."""
+"""Universal (U-joint, Hooke): body-fixed rotations q0 about Fx then q1 about the new y; u = qdot.
+
+H_FM never loses rank (singularity_distance is +inf); Simbody warns of poor behaviour near q1 = +-pi/2.
+Fits: q = two-angle body-fixed X-Y decomposition of R_FM (translation ignored); u0 = w_x (in F),
+u1 = y component in M of (0, w_y, w_z).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import dataclasses
 import jax.numpy as jnp
 
 from .. import spatial
+from . import fitting
 from .base import Mobilizer
 
 
@@ -27,3 +33,17 @@ class Universal(Mobilizer):
         col0 = jnp.stack([one, zero, zero, zero, zero, zero], -1)
         col1 = jnp.stack([zero, c0, s0, zero, zero, zero], -1)
         return jnp.stack([col0, col1], -1)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        return fitting.two_axis_body_fixed_angles(R_FM, 0, 1)
+
+    def q_fit_translation(self, q, p_FM, params):
+        return q
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        R, _ = self.calc_X_FM(q, params)
+        wyz_M = spatial.mattvec(R, w_FM.at[..., 0].set(0.0))
+        return jnp.stack([w_FM[..., 0], wyz_M[..., 1]], -1)
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return u

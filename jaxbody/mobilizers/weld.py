@@ -1,4 +1,4 @@
-"""Weld: no q, no u; X_FM is the identity. Ground is a Weld to nothing."""
+"""Weld: no q, no u; X_FM is the identity. Ground is a Weld to nothing. Fits change nothing."""
 
 from __future__ import annotations
 
@@ -21,3 +21,15 @@ class Weld(Mobilizer):
 
     def calc_H_FM(self, q, params):
         return jnp.zeros((q.shape[0], 6, 0), q.dtype)
+
+    def q_fit_rotation(self, q, R_FM, params):
+        return q
+
+    def q_fit_translation(self, q, p_FM, params):
+        return q
+
+    def u_fit_angular_velocity(self, q, u, w_FM, params):
+        return u
+
+    def u_fit_linear_velocity(self, q, u, v_FM, params):
+        return u
