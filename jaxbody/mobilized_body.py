@@ -189,7 +189,8 @@ class MobilizedBody(MobilizedBodyOperators):
         return self.body.mass_properties
 
     def __repr__(self):
-        return f"MobilizedBody.{self.mobilizer_cls.simbody_name}({self.name}, index={self.index})"
+        reverse = ", reversed" if self.direction == self.Reverse else ""
+        return f"MobilizedBody.{self.mobilizer_prototype.simbody_name}({self.name}, index={self.index}{reverse})"
 
     # -- q and u ----------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from .free import Free
 from .gimbal import Gimbal
 from .pin import Pin
 from .planar import Planar
+from .reversed import Reversed, reversed_mobilizer
 from .screw import Screw
 from .slider import Slider
 from .translation import Translation
@@ -21,15 +22,7 @@ BUILTIN = {
 }
 
 
-
-def reversed_mobilizer(mobilizer: Mobilizer, name: str) -> Mobilizer:
-    """The mobilizer with q and u defined child->parent (Simbody's Direction::Reverse)."""
-    from ..errors import InvalidArgument
-
-    raise InvalidArgument(f"{name}: reversed mobilizers are not available in this version")
-
-
 __all__ = [
     "Mobilizer", "Ball", "Cylinder", "Ellipsoid", "Free", "Gimbal", "Pin", "Planar", "Screw",
-    "Slider", "Translation", "Universal", "Weld", "BUILTIN",
+    "Slider", "Translation", "Universal", "Weld", "Reversed", "reversed_mobilizer", "BUILTIN",
 ]
