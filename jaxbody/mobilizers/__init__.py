@@ -2,6 +2,7 @@
 
 from .ball import Ball
 from .base import Mobilizer
+from .custom import Custom, validate_custom
 from .cylinder import Cylinder
 from .ellipsoid import Ellipsoid
 from .free import Free
@@ -24,5 +25,6 @@ BUILTIN = {
 
 __all__ = [
     "Mobilizer", "Ball", "Cylinder", "Ellipsoid", "Free", "Gimbal", "Pin", "Planar", "Screw",
-    "Slider", "Translation", "Universal", "Weld", "Reversed", "reversed_mobilizer", "BUILTIN",
+    "Slider", "Translation", "Universal", "Weld", "Reversed", "reversed_mobilizer", "Custom", "validate_custom",
+    "BUILTIN",
 ]

@@ -107,3 +107,21 @@ def normalize(q_rot, euler: bool):
     if euler:
         return q_rot
     return q_rot / jnp.linalg.norm(q_rot, axis=-1, keepdims=True)
+
+
+def quaternion_from_body_fixed_xyz(angles):
+    """Unit quaternion (w, x, y, z) of Rx(a0) Ry(a1) Rz(a2), the smooth product of the three half-angle
+    quaternions (no sign canonicalization); angles (k, 3) -> (k, 4)."""
+    h = angles / 2
+    s0, c0 = jnp.sin(h[..., 0]), jnp.cos(h[..., 0])
+    s1, c1 = jnp.sin(h[..., 1]), jnp.cos(h[..., 1])
+    s2, c2 = jnp.sin(h[..., 2]), jnp.cos(h[..., 2])
+    return jnp.stack(
+        [
+            c0 * c1 * c2 - s0 * s1 * s2,
+            s0 * c1 * c2 + c0 * s1 * s2,
+            c0 * s1 * c2 - s0 * c1 * s2,
+            c0 * c1 * s2 + s0 * s1 * c2,
+        ],
+        -1,
+    )
