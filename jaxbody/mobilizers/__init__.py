@@ -6,6 +6,7 @@ from .custom import Custom, validate_custom
 from .cylinder import Cylinder
 from .ellipsoid import Ellipsoid
 from .free import Free
+from .function_based import FunctionBased, FunctionBasedTransform, function_based
 from .gimbal import Gimbal
 from .pin import Pin
 from .planar import Planar
@@ -26,5 +27,5 @@ BUILTIN = {
 __all__ = [
     "Mobilizer", "Ball", "Cylinder", "Ellipsoid", "Free", "Gimbal", "Pin", "Planar", "Screw",
     "Slider", "Translation", "Universal", "Weld", "Reversed", "reversed_mobilizer", "Custom", "validate_custom",
-    "BUILTIN",
+    "FunctionBased", "FunctionBasedTransform", "function_based", "BUILTIN",
 ]
