@@ -102,7 +102,7 @@ class Custom(Mobilizer):
         k = q.shape[0]
         eye = jnp.eye(self.nu, dtype=q.dtype)
         n_cols = jax.vmap(lambda e: self.multiply_by_n(q, jnp.broadcast_to(e, (k, self.nu))), out_axes=-1)(eye)
-        X = lambda qq: self.calc_X_FM(qq, params)  # noqa: E731
+        X = lambda qq: self.calc_X_FM(qq, params)  # noqa: E731 - local closure
         R, _ = X(q)
         dR, dp = jax.vmap(lambda qd: jax.jvp(X, (q,), (qd,))[1], in_axes=-1, out_axes=-1)(n_cols)
         W = jnp.einsum("kabj,kcb->kacj", dR, R)  # dR_j R^T, (k, 3, 3, nu)
@@ -140,7 +140,7 @@ def _trial(what, fn, *args):
     try:
         out = fn(*args)
         return jax.tree_util.tree_map(np.asarray, out)
-    except Exception as e:  # noqa: BLE001 - re-raised with context
+    except Exception as e:  # re-raised with context
         raise InvalidArgument(f"{what} failed on the default q: {type(e).__name__}: {e}") from e
 
 

@@ -149,7 +149,7 @@ def function_based(n_mobilities, functions, coordinate_indices, rotation_axes, t
     for k, (f, idx) in enumerate(zip(functions, indices)):
         try:
             value = np.asarray(f(q0[np.asarray(idx, dtype=int)]))
-        except Exception as e:  # noqa: BLE001 - re-raised with context
+        except Exception as e:  # re-raised with context
             raise InvalidArgument(f"{name}: functions[{k}] failed on {len(idx)} zero argument(s): {e}") from e
         if value.shape != ():
             raise InvalidArgument(f"{name}: functions[{k}] must return a scalar, got shape {value.shape}")
