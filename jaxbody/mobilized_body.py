@@ -189,6 +189,43 @@ class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting):
         """No relative motion; X_FM = identity."""
         return cls._factory(mob.Weld, parent, X_PF, body, X_BM, name=name, direction=direction)
 
+    @classmethod
+    def Custom(cls, parent, X_PF=None, body=None, X_BM=None, *, calc_x_fm, nq, nu, n_angles=0, calc_h_fm=None,
+               multiply_by_n=None, multiply_by_n_inv=None, params=None, name=None, direction=None):
+        """A mobilizer defined by pure JAX functions of one body (Simbody's MobilizedBody::Custom).
+
+        ``calc_x_fm(q (nq,), params) -> (R_FM (3, 3), p_FM (3,))``; optional ``calc_h_fm(q, params) -> (6, nu)``
+        (default: the derivative of X_FM along qdot = N u); optional pair ``multiply_by_n(q, u) -> qdot (nq,)``,
+        ``multiply_by_n_inv(q, qdot) -> u (nu,)`` (default qdot = u, needs nq == nu and n_angles < 4).
+        ``n_angles`` = 4: the first four q are a quaternion (w, x, y, z) that calc_x_fm must normalize; Euler-angle
+        mode then stores body-fixed XYZ angles instead (see jaxbody.mobilizers.custom). ``params`` (n_params,)
+        are array leaves of the model (differentiable). Checked by a trial evaluation at the default q.
+        """
+        label = name or "Custom"
+        params = np.zeros(0) if params is None else np.atleast_1d(np.asarray(params, dtype=float))
+        mobilizer = mob.Custom(
+            x_fm_fn=calc_x_fm, nq_alloc=_int(nq, "nq", label), nu=_int(nu, "nu", label),
+            n_angles=_int(n_angles, "n_angles", label), h_fm_fn=calc_h_fm, n_fn=multiply_by_n,
+            n_inv_fn=multiply_by_n_inv, n_params=params.size,
+        )
+        mob.validate_custom(mobilizer, params, label)
+        return cls._factory(mobilizer, parent, X_PF, body, X_BM, params=params, name=name, direction=direction)
+
+    @classmethod
+    def FunctionBased(cls, parent, X_PF, body, X_BM, n_mobilities, functions, coordinate_indices, *,
+                      rotation_axes=None, translation_axes=None, name=None, direction=None):
+        """Six scalar functions of the q give X_FM (Simbody's MobilizedBody::FunctionBased); qdot = u.
+
+        ``functions`` = (theta1, theta2, theta3, x1, x2, x3), each ``f(x (m,)) -> scalar`` of the q's listed in
+        the matching entry of ``coordinate_indices``; ``R_FM = Rot(a1, theta1) Rot(a2, theta2) Rot(a3, theta3)``,
+        ``p_FM = x1 b1 + x2 b2 + x3 b3`` with ``rotation_axes`` a_i and ``translation_axes`` b_i (3x3, rows;
+        normalized; default identity; no two parallel).
+        """
+        label = name or "FunctionBased"
+        mobilizer = mob.function_based(n_mobilities, functions, coordinate_indices, rotation_axes, translation_axes, label)
+        mob.validate_custom(mobilizer, np.zeros(0), label)
+        return cls._factory(mobilizer, parent, X_PF, body, X_BM, name=name, direction=direction)
+
     # -- topology queries -----------------------------------------------------
 
     @property
@@ -240,7 +277,8 @@ class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting):
         return self.body.mass_properties
 
     def __repr__(self):
-        return f"MobilizedBody.{self.mobilizer_cls.simbody_name}({self.name}, index={self.index})"
+        reverse = ", reversed" if self.direction == self.Reverse else ""
+        return f"MobilizedBody.{self.mobilizer_prototype.simbody_name}({self.name}, index={self.index}{reverse})"
 
     # -- q and u ----------------------------------------------------------------
 
@@ -330,6 +368,12 @@ class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting):
 
     def get_body_origin_acceleration(self, state: State):
         return self.get_body_acceleration(state)[1]
+
+
+def _int(x, what, name):
+    if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
+        raise InvalidArgument(f"{name}: {what} must be an integer, got {x!r}")
+    return int(x)
 
 
 def _vector(x, n, what):

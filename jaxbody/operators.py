@@ -131,9 +131,7 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
         topo = dataclasses.replace(
             self.topology,
             use_euler_angles=bool(use),
-            mobilizers=tuple(
-                dataclasses.replace(m, euler=bool(use)) if m.has_quaternion_mode else m for m in self.topology.mobilizers
-            ),
+            mobilizers=tuple(m.with_euler(bool(use)) for m in self.topology.mobilizers),
         )
         default_q = jnp.concatenate(
             [jnp.asarray(m.default_q(), self.default_q.dtype) for m in topo.mobilizers] + [jnp.zeros(0, self.default_q.dtype)]
@@ -146,7 +144,7 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
         q = state.q
         for group, qi in zip(topo.groups, topo.group_q_index):  # a loop over mobilizer types, not bodies
             m = group.mobilizer
-            if not m.has_quaternion_mode or m.euler == to_euler:
+            if not m.has_quaternion_mode or m.uses_quaternion != to_euler:  # no choice, or already converted
                 continue
             qg = q[qi]
             if to_euler:

@@ -5,14 +5,17 @@ from .base import Mobilizer
 from .bend_stretch import BendStretch
 from .bushing import Bushing
 from .cantilever_free_beam import CantileverFreeBeam
+from .custom import Custom, validate_custom
 from .cylinder import Cylinder
 from .ellipsoid import Ellipsoid
 from .free import Free
 from .free_line import FreeLine
+from .function_based import FunctionBased, FunctionBasedTransform, function_based
 from .gimbal import Gimbal
 from .line_orientation import LineOrientation
 from .pin import Pin
 from .planar import Planar
+from .reversed import Reversed, reversed_mobilizer
 from .screw import Screw
 from .slider import Slider
 from .spherical_coords import SphericalCoords
@@ -30,15 +33,9 @@ BUILTIN = {
 }
 
 
-def reversed_mobilizer(mobilizer: Mobilizer, name: str) -> Mobilizer:
-    """The mobilizer with q and u defined child->parent (Simbody's Direction::Reverse)."""
-    from ..errors import InvalidArgument
-
-    raise InvalidArgument(f"{name}: reversed mobilizers are not available in this version")
-
-
 __all__ = [
     "Mobilizer", "Ball", "Cylinder", "Ellipsoid", "Free", "Gimbal", "Pin", "Planar", "Screw",
     "Slider", "Translation", "Universal", "Weld", "BendStretch", "SphericalCoords", "LineOrientation", "FreeLine",
-    "Bushing", "CantileverFreeBeam", "BUILTIN",
+    "Bushing", "CantileverFreeBeam", "Reversed", "reversed_mobilizer", "Custom", "validate_custom",
+    "FunctionBased", "FunctionBasedTransform", "function_based", "BUILTIN",
 ]

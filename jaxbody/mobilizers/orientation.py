@@ -162,3 +162,21 @@ def fit_rotation(q_rot, R, euler: bool):
 def euler_singularity_distance(angles):
     """|cos q1| of body-fixed XYZ angles (k,): 0 at gimbal lock (q1 = +-pi/2)."""
     return jnp.abs(jnp.cos(angles[..., 1]))
+
+
+def quaternion_from_body_fixed_xyz(angles):
+    """Unit quaternion (w, x, y, z) of Rx(a0) Ry(a1) Rz(a2), the smooth product of the three half-angle
+    quaternions (no sign canonicalization); angles (k, 3) -> (k, 4)."""
+    h = angles / 2
+    s0, c0 = jnp.sin(h[..., 0]), jnp.cos(h[..., 0])
+    s1, c1 = jnp.sin(h[..., 1]), jnp.cos(h[..., 1])
+    s2, c2 = jnp.sin(h[..., 2]), jnp.cos(h[..., 2])
+    return jnp.stack(
+        [
+            c0 * c1 * c2 - s0 * s1 * s2,
+            s0 * c1 * c2 + c0 * s1 * s2,
+            c0 * s1 * c2 - s0 * c1 * s2,
+            c0 * c1 * s2 + s0 * s1 * c2,
+        ],
+        -1,
+    )
