@@ -13,12 +13,13 @@ from . import mobilizers as mob
 from ._typing import Stage
 from .body import Body, host_transform
 from .errors import InvalidArgument, UnknownParent
+from .mobilized_body_motion import MobilizedBodyMotion
 from .mobilized_body_operators import MobilizedBodyOperators
 from .spatial import Transform
 from .state import State, require
 
 
-class MobilizedBody(MobilizedBodyOperators):
+class MobilizedBody(MobilizedBodyOperators, MobilizedBodyMotion):
     """Handle to one mobilized body (Simbody's MobilizedBody)."""
 
     #: ``direction=`` values of every factory: q and u defined parent->child (Forward, the default) or as if the
