@@ -29,6 +29,7 @@ from .integrators import step_rk4 as step_rk4
 from .integrators import step_semi_explicit_euler as step_semi_explicit_euler
 from .mobilized_body import MobilizedBody as MobilizedBody
 from .model import replace_parameters as replace_parameters
+from .motion import Motion as Motion
 from .operators import Model as Model
 from .singularities import SingularityReport as SingularityReport
 from .singularities import check_singularities as check_singularities

@@ -36,12 +36,17 @@ def small_spd_inverse(D):
     return X
 
 
-def calc_articulated_body_inertias(model, pos):
+def calc_articulated_body_inertias(model, pos, udot_known):
     """Articulated-body inertias tip to base.
+
+    Args:
+        udot_known: (nbodies,) bool, bodies whose udots are known (locked or
+            prescribed): their inertia passes to the parent rigidly (``P+ = P``).
 
     Returns:
         P (nbodies, 6, 6) about Bo in G; D_inv (nbodies, nu_max, nu_max) with
-        ``D = H^T P H`` (entries of padded columns carry no meaning); G = P H D^-1 (nbodies, 6, nu_max).
+        ``D = H^T P H`` (identity for known bodies; entries of padded columns
+        carry no meaning); G = P H D^-1 (nbodies, 6, nu_max), zero for known bodies.
 
     Cost: one inward level scan, O(nb).
     """
@@ -49,22 +54,22 @@ def calc_articulated_body_inertias(model, pos):
     u_mask = jnp.asarray(topo.body_u_mask, pos.Mk_G.dtype)
 
     def step(x, children_P):
-        Mk, H, mask, l = x
+        Mk, H, mask, known, l = x
         eye = jnp.eye(mask.shape[-1], dtype=Mk.dtype)
         P = Mk + children_P
         PH = spatial.matmul(P, H)
-        # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots).
+        # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots) and for known bodies.
         D = spatial.tmatmul(H, PH) + eye * (1.0 - mask[..., None, :])
-        D_inv = small_spd_inverse(D)
-        G = spatial.matmul(PH, D_inv)
+        D_inv = small_spd_inverse(jnp.where(known[..., None, None], eye, D))
+        G = jnp.where(known[..., None, None], 0.0, spatial.matmul(PH, D_inv))
         P_plus = P - spatial.matmul_t(G, PH)
-        P_plus = 0.5 * (P_plus + jnp.swapaxes(P_plus, -1, -2))
+        P_plus = jnp.where(known[..., None, None], P, 0.5 * (P_plus + jnp.swapaxes(P_plus, -1, -2)))
         return (P, D_inv, G), spatial.shift_inertia(P_plus, l)
 
     with jax.named_scope("articulated_body_inertias"):
         (P, D_inv, G), _ = tree_scan.inward(
-            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype),
-            u_axes=((), (1,), (0,), ()), u_axes_out=((), (0, 1), (1,)),
+            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, udot_known, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype),
+            u_axes=((), (1,), (0,), (), ()), u_axes_out=((), (0, 1), (1,)),
         )
     return P, D_inv, G
 
@@ -73,8 +78,10 @@ def articulated_force_pass(model, pos, G, f, z_local):
     """ABA pass 1 (tip to base): articulated forces and mobility residuals.
 
     Args:
-        G: ``P H D^-1`` (nbodies, 6, nu_max). f: mobility forces (nu,).
-        z_local: per-body ``P A_b + b - F_applied`` (nbodies, 2, 3), zeros for the pure M^-1 operator.
+        G: ``P H D^-1`` (nbodies, 6, nu_max), zero for known-udot bodies (so their ``z+ = z``).
+        f: mobility forces (nu,).
+        z_local: per-body ``P (A_b + H udot_p) + b - F_applied`` (nbodies, 2, 3), see articulated_z_local;
+            zeros for the pure M^-1 operator.
 
     Returns:
         eps (nbodies, nu_max) = ``f - H^T z``; z_plus (nbodies, 6) = ``z + G eps``, at Bo in G.
@@ -97,22 +104,28 @@ def articulated_force_pass(model, pos, G, f, z_local):
     return eps, z_plus
 
 
-def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
+def articulated_solve(model, pos, abi, f, z_local, A_b, udot_prescribed):
     """The two ABA passes for given inputs.
 
     Args:
+        abi: (P, D_inv, G, udot_known) from calc_articulated_body_inertias and its mask.
         f: mobility forces (nu,).
-        z_local: per-body articulated force before children, ``P A_b + b - F_applied``
-            (nbodies, 2, 3), or zeros for the pure M^-1 operator.
+        z_local: see articulated_force_pass.
         A_b: mobilizer Coriolis accelerations (nbodies, 2, 3), or zeros.
+        udot_prescribed: (nu,) known udots (read only for known bodies).
 
     Returns:
-        udot (nu,), A_GB (nbodies, 2, 3).
+        udot (nu,), A_GB (nbodies, 2, 3), eps (nbodies, nu_max) of pass 1.
+
+    A known body enters pass 2 with ``D^-1 = I`` and ``G = 0``, so feeding it
+    its known udot in place of eps makes pass 2 return that udot unchanged.
 
     Cost: one inward and one outward level scan, O(nb).
     """
     topo = model.topology
+    _, D_inv, G, udot_known = abi
     eps, _ = articulated_force_pass(model, pos, G, f, z_local)
+    eps_or_known = jnp.where(udot_known[:, None], mobilizer_batch.per_body_u(topo, udot_prescribed), eps)
 
     def pass2(A_parent, x):
         DI, G_b, H_b, eps_b, Ab, l = x
@@ -125,30 +138,46 @@ def articulated_solve(model, pos, P, D_inv, G, f, z_local, A_b):
     with jax.named_scope("aba_pass2"):
         root = (jnp.zeros((2, 3), dtype), jnp.zeros(topo.nu_max, dtype))
         A_GB, udot_b = tree_scan.outward(
-            topo, pass2, root, (D_inv, G, pos.H_PB_G, eps, A_b, pos.p_PB_G),
+            topo, pass2, root, (D_inv, G, pos.H_PB_G, eps_or_known, A_b, pos.p_PB_G),
             u_axes=((0, 1), (1,), (1,), (0,), (), ()), u_axes_out=((), (0,)), carry_of=lambda values: values[0],
         )
-    return mobilizer_batch.from_per_body_u(topo, udot_b), A_GB
+    return mobilizer_batch.from_per_body_u(topo, udot_b), A_GB, eps
 
 
-def articulated_z_local(P, vel, body_forces):
-    """``P A_b + b - F_applied`` (nbodies, 2, 3): each body's articulated bias before its children."""
-    return spatial.unflat(spatial.matvec(P, spatial.flat(vel.mobilizer_coriolis))) + vel.gyroscopic - body_forces
+def articulated_z_local(model, pos, P, vel, body_forces, udot_prescribed):
+    """``P (A_b + H udot_p) + b - F_applied`` (nbodies, 2, 3): each body's articulated bias before its children.
 
-
-def calc_tree_accelerations(model, pos, vel, abi, mobility_forces, body_forces):
-    """Forward dynamics ignoring constraints: ``M udot = f + J^T F - c``.
-
-    Returns udot (nu,), A_GB (nbodies, 2, 3).
+    udot_prescribed (nu,) is zero on free mobilities, so the ``H udot_p`` term only acts on known bodies.
     """
-    P, D_inv, G = abi
-    z_local = articulated_z_local(P, vel, body_forces)
-    return articulated_solve(model, pos, P, D_inv, G, mobility_forces, z_local, vel.mobilizer_coriolis)
+    A = spatial.flat(vel.mobilizer_coriolis) + spatial.matvec(
+        pos.H_PB_G, mobilizer_batch.per_body_u(model.topology, udot_prescribed)
+    )
+    return spatial.unflat(spatial.matvec(P, A)) + vel.gyroscopic - body_forces
+
+
+def calc_tree_accelerations(model, pos, vel, abi, mobility_forces, body_forces, udot_prescribed):
+    """Forward dynamics ignoring constraints: ``M udot + tau = f + J^T F - c`` with known udots given.
+
+    Args:
+        abi: (P, D_inv, G, udot_known (nbodies,) bool).
+        udot_prescribed: (nu,) the known udots, zero on free mobilities.
+
+    Returns:
+        udot (nu,), A_GB (nbodies, 2, 3), tau (nu,): Simbody's prescribed-motion
+        forces ``eps - H^T (P A+)`` on known mobilities, zero on free ones.
+    """
+    P, _, _, udot_known = abi
+    z_local = articulated_z_local(model, pos, P, vel, body_forces, udot_prescribed)
+    udot, A_GB, eps = articulated_solve(model, pos, abi, mobility_forces, z_local, vel.mobilizer_coriolis, udot_prescribed)
+    parent = jnp.asarray([max(p, 0) for p in model.topology.parent])
+    A_plus = spatial.flat(spatial.shift_motion(A_GB[parent], pos.p_PB_G))
+    tau_b = eps - spatial.mattvec(pos.H_PB_G, spatial.matvec(P, A_plus))
+    tau = mobilizer_batch.from_per_body_u(model.topology, jnp.where(udot_known[:, None], tau_b, 0.0))
+    return udot, A_GB, tau
 
 
 def multiply_by_m_inv(model, pos, abi, f):
-    """``M^-1 f`` in O(n) without forming M. f (nu,) -> (nu,)."""
-    P, D_inv, G = abi
+    """``M^-1 f`` in O(n) without forming M; with known udots, Simbody's ``[M_rr^-1 f_r; 0]``. f (nu,) -> (nu,)."""
     zeros = jnp.zeros((model.topology.nbodies, 2, 3), pos.Mk_G.dtype)
-    udot, _ = articulated_solve(model, pos, P, D_inv, G, f, zeros, zeros)
-    return udot
+    zero_u = jnp.zeros_like(f)
+    return articulated_solve(model, pos, abi, f, zeros, zeros, zero_u)[0]

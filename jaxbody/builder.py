@@ -17,15 +17,18 @@ from . import mobilizers as mob
 from .body import Body
 from .errors import InvalidArgument, TopologyFrozen, UnknownParent
 from .mobilized_body import MobilizedBody
+from .system_conveniences import SystemConveniences
+from ._typing import Stage
 
 
-class MultibodySystem:
+class MultibodySystem(SystemConveniences):
     """Owns one SimbodyMatterSubsystem and any number of GeneralForceSubsystems."""
 
     def __init__(self):
         self._matter: SimbodyMatterSubsystem | None = None
         self._force_subsystems: list[GeneralForceSubsystem] = []
         self._model = None
+        SystemConveniences.__init__(self)
 
     def get_matter_subsystem(self) -> "SimbodyMatterSubsystem":
         if self._matter is None:
@@ -48,6 +51,7 @@ class MultibodySystem:
 
         if self._model is None:
             self._model = build_model(self)
+            self._count_stage(Stage.Topology)
         return self._model
 
 

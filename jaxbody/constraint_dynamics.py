@@ -31,7 +31,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from . import articulated, jacobians, mobilizer_batch, spatial
+from . import articulated, inverse_dynamics, jacobians, mobilizer_batch, prescribed
 from .constraints.base import ConstrainedKinematics
 
 PINV_RTOL = 1e-12
@@ -293,3 +293,13 @@ def constraint_forces_from_multipliers(model, t, q, u, pos, vel, lam):
         f_u = f_u.at[group.array("u_index")].add(fu)
     f_u = f_u + mobilizer_batch.multiply_by_n_transpose(topo, model.parameters, q, f_q)
     return F, f_u
+
+
+def prescribed_motion_forces(model, pos, vel, dyn, udot, gt_lambda):
+    """tau (nu,) on known-udot mobilities with constraints present: ``M udot + tau + G^T lambda = f - c`` there,
+    zero on free mobilities (catalogue 3.3)."""
+    residual = inverse_dynamics.calc_residual_force_ignoring_constraints(
+        model, pos, vel, dyn.mobility_forces, dyn.body_forces, udot
+    )
+    known_u = dyn.udot_known[jnp.asarray(prescribed.slot_maps(model.topology)[2])]
+    return jnp.where(known_u, -(residual + gt_lambda), 0.0)

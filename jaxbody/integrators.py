@@ -2,8 +2,13 @@
 
 The continuous system is ``qdot = N(q) u``, ``udot = M^-1 (f + J^T F - c)``
 with the model's force elements and the State's applied forces held constant
-over a step. Quaternions are renormalized after every step (Simbody does
-this in projection). Everything is pure, so simulations vmap over states or
+over a step. Prescribed motion and locks are honoured as Simbody's
+integrators do (catalogue 6.1): every stage evaluation sets t, q, u, then
+``model.prescribe`` (prescribeQ, prescribeU) and realizes; the known udots
+enter the dynamics; the state after a step is prescribed again, so prescribed
+q and u follow their functions exactly. Quaternions are renormalized after
+every step (Simbody does this in projection). Everything is pure, so
+simulations vmap over states (including mixed locked / free batches) or
 models and differentiate by reverse mode through the scan.
 """
 
@@ -16,10 +21,18 @@ from ._typing import Stage
 from .state import State
 
 
-def calc_state_derivative(model, state: State, q, u):
-    """(qdot, udot) at (state.t, q, u) with the state's applied forces."""
-    s = model.realize(state.set_q(q).set_u(u), Stage.Acceleration)
+def calc_state_derivative(model, state: State, q, u, t=None):
+    """(qdot, udot) at (t, q, u) (t defaults to state.t) with the state's applied forces and locks.
+
+    Known q and u are first replaced by their prescribed values (model.prescribe).
+    """
+    s = state if t is None else state.set_time(t)
+    s = model.realize(model.prescribe(s.set_q(q).set_u(u)), Stage.Acceleration)
     return s.velocity.qdot, s.acceleration.udot
+
+
+def _finish_step(model, state: State) -> State:
+    return model.prescribe(model.normalize_quaternions(state))
 
 
 def step_rk4(model, state: State, dt) -> State:
@@ -35,22 +48,22 @@ def step_rk4(model, state: State, dt) -> State:
     def stage(carry, coefficients):
         (kq, ku), (sq, su) = carry
         ci, wi = coefficients
-        kq, ku = calc_state_derivative(model, state, q + ci * dt * kq, u + ci * dt * ku)
+        kq, ku = calc_state_derivative(model, state, q + ci * dt * kq, u + ci * dt * ku, state.t + ci * dt)
         return ((kq, ku), (sq + wi * kq, su + wi * ku)), None
 
     zeros = (jnp.zeros_like(q), jnp.zeros_like(u))
     (_, (sq, su)), _ = jax.lax.scan(stage, (zeros, zeros), (c, w))
     new = state.set_time(state.t + dt).set_q(q + dt * sq).set_u(u + dt * su)
-    return model.normalize_quaternions(new)
+    return _finish_step(model, new)
 
 
 def step_semi_explicit_euler(model, state: State, dt) -> State:
-    """Symplectic (semi-explicit) Euler: ``u += dt udot(q, u)``, then ``q += dt N(q) u_new``."""
-    s = model.realize(state, Stage.Acceleration)
-    u_new = state.u + dt * s.acceleration.udot
+    """Symplectic (semi-explicit) Euler: ``u += dt udot(q, u)``, then ``q += dt N(q) u_new`` (state prescribed first)."""
+    s = model.realize(model.prescribe(state), Stage.Acceleration)
+    u_new = s.u + dt * s.acceleration.udot
     qdot = model.calc_q_dot(s, u_new)
-    new = state.set_time(state.t + dt).set_q(state.q + dt * qdot).set_u(u_new)
-    return model.normalize_quaternions(new)
+    new = s.set_time(s.t + dt).set_q(s.q + dt * qdot).set_u(u_new)
+    return _finish_step(model, new)
 
 
 _STEPPERS = {"rk4": step_rk4, "semi_explicit_euler": step_semi_explicit_euler}

@@ -14,12 +14,13 @@ from ._typing import Stage
 from .body import Body, host_transform
 from .errors import InvalidArgument, UnknownParent
 from .mobilized_body_fitting import MobilizedBodyFitting
+from .mobilized_body_motion import MobilizedBodyMotion
 from .mobilized_body_operators import MobilizedBodyOperators
 from .spatial import Transform
 from .state import State, require
 
 
-class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting):
+class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting, MobilizedBodyMotion):
     """Handle to one mobilized body (Simbody's MobilizedBody)."""
 
     #: ``direction=`` values of every factory: q and u defined parent->child (Forward, the default) or as if the

@@ -1,4 +1,4 @@
-"""The frozen Model: static Topology + Parameters (array leaves) + force elements.
+"""The frozen Model: static Topology + Parameters (array leaves) + force elements + Motions.
 
 ``system.realize_topology()`` builds it. Every number a user might sweep or
 differentiate is an array leaf here, so ``jax.vmap`` over a batch of models
@@ -16,6 +16,7 @@ import numpy as np
 
 from . import forces as force_elements
 from .constraint_topology import build_constraint_set
+from .motion import BoundMotion, Motion
 from .topology import Topology
 
 
@@ -77,7 +78,13 @@ def build_model(system):
     default_q = np.zeros(topo.nq)
     for b, m in zip(bodies, topo.mobilizers):
         default_q[b.q_start : b.q_start + m.nq_alloc] = m.default_q()
-    return Model(topology=topo, parameters=params, forces=elements, default_q=f(default_q), constraints=constraints)
+    motions = tuple(BoundMotion(body=b.index, motion=b._motion) for b in bodies if b.has_motion())
+    locks = tuple(b.get_locked_by_default_level() for b in bodies)
+    default_lock_level = locks if any(level != Motion.NoLevel for level in locks) else ()
+    return Model(
+        topology=topo, parameters=params, forces=elements, default_q=f(default_q),
+        motions=motions, default_lock_level=default_lock_level, constraints=constraints,
+    )
 
 
 def _build_constraints(matter, topo):

@@ -15,7 +15,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from . import articulated, inverse_dynamics, mass_matrix, mobilizer_batch, realize as _realize, spatial
+from . import articulated, inverse_dynamics, mass_matrix, mobilizer_batch, prescribed, realize as _realize, spatial
 from . import system_properties as sp
 from ._typing import Stage
 from .errors import InvalidArgument
@@ -23,17 +23,26 @@ from .constraint_operators import ConstraintOperatorsMixin
 from .constraint_topology import ConstraintSet
 from .jacobian_operators import JacobianOperators
 from .model import Parameters
+from .motion_operators import MotionOperators
 from .state import State, require
 from .topology import Topology
 
 
-class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
-    """A frozen multibody system: ``topology`` (static), ``parameters`` and ``forces`` (array leaves)."""
+class Model(JacobianOperators, ConstraintOperatorsMixin, MotionOperators, eqx.Module):
+    """A frozen multibody system: ``topology`` (static), ``parameters``, ``forces`` and ``motions`` (array leaves).
+
+    constraints: the static ConstraintSet (their parameters are in ``parameters.constraint_params``).
+
+    motions: one jaxbody.motion.BoundMotion per body with an adopted Motion.
+    default_lock_level: static per-body lock levels of ``lock_by_default`` (empty: none).
+    """
 
     topology: Topology = eqx.field(static=True)
     parameters: Parameters
     forces: tuple
     default_q: jnp.ndarray
+    motions: tuple = ()
+    default_lock_level: tuple = eqx.field(static=True, default=())
     constraints: ConstraintSet = eqx.field(static=True, default=ConstraintSet())
 
     # -- sizes ---------------------------------------------------------------
@@ -84,15 +93,22 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
     # -- states -----------------------------------------------------------------
 
     def default_state(self) -> State:
-        """State at t = 0 with Simbody's default q (zero angles, identity quaternions), u = 0, no forces."""
+        """State at t = 0 with Simbody's default q (zero angles, identity quaternions), u = 0, no forces.
+
+        Locks are the ``lock_by_default`` ones, with values recorded from the default q and u (= 0).
+        """
         dtype = self.default_q.dtype
+        nb = self.topology.nbodies
         return State(
             t=jnp.zeros((), dtype),
             q=self.default_q,
             u=jnp.zeros(self.topology.nu, dtype),
             z=jnp.zeros(0, dtype),
             mobility_forces=jnp.zeros(self.topology.nu, dtype),
-            body_forces=jnp.zeros((self.topology.nbodies, 2, 3), dtype),
+            body_forces=jnp.zeros((nb, 2, 3), dtype),
+            lock_level=jnp.asarray(self.default_lock_level or (-1,) * nb, jnp.int32),
+            lock_q=self.default_q,
+            lock_u=jnp.zeros(self.topology.nu, dtype),
             constraint_enabled=jnp.asarray(self.constraints.default_enabled, bool).reshape(self.constraints.num_constraints),
             use_euler_angles=self.topology.use_euler_angles,
         )
@@ -174,10 +190,12 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
     # -- helpers ------------------------------------------------------------------
 
     def _abi(self, state: State):
-        """Articulated-body inertias: from the Dynamics cache, else computed now (needs Position)."""
+        """(P, D_inv, G, udot_known): from the Dynamics cache, else computed now (needs Position)."""
         if state.dynamics is not None:
-            return state.dynamics.P, state.dynamics.D_inv, state.dynamics.G
-        return articulated.calc_articulated_body_inertias(self, state.position)
+            dyn = state.dynamics
+            return dyn.P, dyn.D_inv, dyn.G, dyn.udot_known
+        known = prescribed.calc_udot_known_bodies(self, state)
+        return articulated.calc_articulated_body_inertias(self, state.position, known) + (known,)
 
     def _vec(self, x, n, what, trailing=()):
         x = jnp.asarray(x)
@@ -194,16 +212,19 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
     # -- dynamics ---------------------------------------------------------------------
 
     def calc_acceleration_ignoring_constraints(self, state: State, mobility_forces, body_forces):
-        """Forward dynamics of the tree: udot from ``M udot = f + J^T F - c`` (articulated-body, O(n)).
+        """Forward dynamics of the tree: udot from ``M udot + tau = f + J^T F - c`` (articulated-body, O(n)).
 
         Requires Velocity. Args: mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G
-        (these are all the forces: gravity is not added). Returns (udot (nu,), A_GB (nbodies, 2, 3)).
+        (these are all the forces: gravity is not added). Known udots (locks, Motions) are
+        honoured. Returns (udot (nu,), A_GB (nbodies, 2, 3)).
         """
         require(state, Stage.Velocity, "calc_acceleration_ignoring_constraints")
-        return articulated.calc_tree_accelerations(
+        udot_p = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
+        udot, A_GB, _ = articulated.calc_tree_accelerations(
             self, state.position, state.velocity, self._abi(state),
-            self._mobility(mobility_forces), self._bodyforces(body_forces),
+            self._mobility(mobility_forces), self._bodyforces(body_forces), udot_p,
         )
+        return udot, A_GB
 
     def calc_residual_force_ignoring_constraints(self, state: State, mobility_forces, body_forces, udot):
         """Inverse dynamics ``M udot + c - f - J^T F`` (nu,). Requires Velocity. Cost: O(n)."""
@@ -235,7 +256,10 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
         return mass_matrix.multiply_by_m(self, state.position, self._mobility(a, "a"))
 
     def multiply_by_m_inv(self, state: State, f):
-        """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). Requires Position."""
+        """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). Requires Position.
+
+        With known udots (locks, Motions) this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities is ignored.
+        """
         require(state, Stage.Position, "multiply_by_m_inv")
         return articulated.multiply_by_m_inv(self, state.position, self._abi(state), self._mobility(f, "f"))
 
@@ -245,7 +269,10 @@ class Model(JacobianOperators, ConstraintOperatorsMixin, eqx.Module):
         return mass_matrix.calc_m(self, state.position)
 
     def calc_m_inv(self, state: State):
-        """M^-1 (nu, nu) by nu applications of the O(n) operator. Requires Position."""
+        """M^-1 (nu, nu) by nu applications of the O(n) operator. Requires Position.
+
+        With known udots, rows and columns of known mobilities are zero and the rest is M_rr^-1 (Simbody's calcMInv).
+        """
         require(state, Stage.Position, "calc_m_inv")
         return mass_matrix.calc_m_inv(self, state.position, self._abi(state))
 
@@ -383,11 +410,12 @@ def _compile_public_operators():
     """
     skip = {"get_num_bodies", "get_num_mobilities", "get_num_q", "get_num_u", "get_num_constraints",
             "get_num_quaternions_in_use", "get_quaternion_pool_index", "get_use_euler_angles", "default_state", "get_default_state",
-            "with_use_euler_angles", "calc_system_mass"}
+            "with_use_euler_angles", "calc_system_mass"} | MotionOperators._HOST_METHODS
     for name in dir(Model):
         if name.startswith("_") or name in skip:
             continue
-        if name.startswith(("calc_", "multiply_by_", "get_", "realize", "convert_", "normalize_", "add_in_")):
+        if name.startswith(("calc_", "multiply_by_", "get_", "realize", "convert_", "normalize_", "add_in_",
+                            "prescribe", "find_")):
             setattr(Model, name, eqx.filter_jit(getattr(Model, name)))
 
 

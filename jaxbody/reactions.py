@@ -42,7 +42,7 @@ def calc_mobilizer_reaction_forces(model, pos, vel, dyn, acc):
     topo = model.topology
     dyn = _including_constraint_forces(dyn, acc)
     P_plus = dyn.P - spatial.matmul_t(dyn.G, spatial.matmul(dyn.P, pos.H_PB_G))
-    z_local = articulated.articulated_z_local(dyn.P, vel, dyn.body_forces)
+    z_local = articulated.articulated_z_local(model, pos, dyn.P, vel, dyn.body_forces, dyn.udot_prescribed)
     _, z_plus = articulated.articulated_force_pass(model, pos, dyn.G, dyn.mobility_forces, z_local)
     parent = jnp.asarray([max(p, 0) for p in topo.parent])
     A_plus = spatial.shift_motion(acc.A_GB[parent], pos.p_PB_G)

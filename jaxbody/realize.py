@@ -4,7 +4,11 @@
 ``stage`` are filled; caches that are already valid are reused, never
 recomputed. Forces at the Dynamics stage are the model's force elements plus
 the applied forces stored on the State (``State.set_mobility_forces`` and
-``State.set_body_forces``, Simbody's DiscreteForces).
+``State.set_body_forces``, Simbody's DiscreteForces). Known udots (locks and
+Motions, jaxbody.prescribed) are evaluated at Dynamics and enter the
+articulated-body inertias and the tree forward dynamics there (catalogue 3.3).
+Realizing does not copy prescribed q or u into the State: that is
+``model.prescribe`` (Simbody's prescribeQ/prescribeU).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from . import articulated, constraint_dynamics, jacobians, kinematics, mobilizer_batch
+from . import articulated, constraint_dynamics, jacobians, kinematics, mobilizer_batch, prescribed
 from ._typing import Stage
 from .state import AccelerationCache, DynamicsCache, State
 
@@ -37,16 +41,23 @@ def calc_force_element_sums(model, state: State):
 def realize_dynamics(model, state: State) -> DynamicsCache:
     with jax.named_scope("realize_dynamics"):
         F, f, pe = calc_force_element_sums(model, state)
-        P, D_inv, G = articulated.calc_articulated_body_inertias(model, state.position)
-    return DynamicsCache(body_forces=F, mobility_forces=f, potential_energy=pe, P=P, D_inv=D_inv, G=G)
+        known = prescribed.calc_udot_known_bodies(model, state)
+        P, D_inv, G = articulated.calc_articulated_body_inertias(model, state.position, known)
+        udot_p = prescribed.calc_known_udot(model, state)
+    return DynamicsCache(
+        body_forces=F, mobility_forces=f, potential_energy=pe, P=P, D_inv=D_inv, G=G,
+        udot_known=known, udot_prescribed=udot_p,
+    )
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:
     """Forward dynamics: the tree's ABA solution, then (with constraints) Lagrange multipliers (catalogue 4.5)."""
     pos, vel, dyn = state.position, state.velocity, state.dynamics
-    abi = (dyn.P, dyn.D_inv, dyn.G)
+    abi = (dyn.P, dyn.D_inv, dyn.G, dyn.udot_known)
     with jax.named_scope("realize_acceleration"):
-        udot, A_GB = articulated.calc_tree_accelerations(model, pos, vel, abi, dyn.mobility_forces, dyn.body_forces)
+        udot, A_GB, tau = articulated.calc_tree_accelerations(
+            model, pos, vel, abi, dyn.mobility_forces, dyn.body_forces, dyn.udot_prescribed
+        )
         extra = {}
         if model.constraints.m:
             ops = constraint_dynamics.ConstraintOperators(
@@ -57,9 +68,10 @@ def realize_acceleration(model, state: State) -> AccelerationCache:
             F_c, f_c = constraint_dynamics.constraint_forces_from_multipliers(
                 model, state.t, state.q, state.u, pos, vel, lam
             )
+            tau = constraint_dynamics.prescribed_motion_forces(model, pos, vel, dyn, udot, ops.multiply_by_g_transpose(lam))
             extra = dict(acceleration_errors=aerr, multipliers=lam, constraint_body_forces=F_c, constraint_mobility_forces=f_c)
         qdotdot = mobilizer_batch.calc_qdotdot(model.topology, model.parameters, state.q, state.u, udot)
-    return AccelerationCache(udot=udot, qdotdot=qdotdot, A_GB=A_GB, **extra)
+    return AccelerationCache(udot=udot, qdotdot=qdotdot, A_GB=A_GB, tau=tau, **extra)
 
 
 def realize(model, state: State, stage: Stage = Stage.Acceleration) -> State:

@@ -80,7 +80,11 @@ class DynamicsCache(eqx.Module):
     elements plus the State's applied body forces). mobility_forces: (nu,).
     potential_energy: scalar. P, D_inv, G: articulated-body inertia (nbodies,
     6, 6), inverse of ``H^T P H`` (nbodies, nu_max, nu_max) and ``P H D^-1``
-    (nbodies, 6, nu_max).
+    (nbodies, 6, nu_max); for a body whose udot is known, P passes through
+    (``P+ = P``), D_inv is the identity and G is zero. udot_known: (nbodies,)
+    bool, the bodies whose udots are known (locked or driven by a Motion).
+    udot_prescribed: (nu,) the known udots (Simbody's presUDot pool, unpacked;
+    zero on free mobilities).
     """
 
     body_forces: jnp.ndarray
@@ -89,19 +93,26 @@ class DynamicsCache(eqx.Module):
     P: jnp.ndarray
     D_inv: jnp.ndarray
     G: jnp.ndarray
+    udot_known: jnp.ndarray
+    udot_prescribed: jnp.ndarray
 
 
 class AccelerationCache(eqx.Module):
-    """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G; with constraints also
+    """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G.
 
-    acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the constraint forces
-    ``G^T lambda = J^T constraint_body_forces + constraint_mobility_forces`` ((nbodies, 2, 3) at Bo in G, (nu,)),
-    with the sign of G^T lambda (the negative of what the constraints apply).
+    tau (nu,): Simbody's prescribed-motion forces (motion multipliers) unpacked
+    into u slots, zero on free mobilities; they sit on the left of
+    ``M udot + tau = f - c``, so the applied force that produces the motion is -tau.
+
+    With constraints also acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the
+    constraint forces ``G^T lambda = J^T constraint_body_forces + constraint_mobility_forces`` ((nbodies, 2, 3)
+    at Bo in G, (nu,)), with the sign of G^T lambda (the negative of what the constraints apply).
     """
 
     udot: jnp.ndarray
     qdotdot: jnp.ndarray
     A_GB: jnp.ndarray
+    tau: jnp.ndarray
     acceleration_errors: jnp.ndarray | None = None
     multipliers: jnp.ndarray | None = None
     constraint_body_forces: jnp.ndarray | None = None
@@ -123,10 +134,15 @@ class State(eqx.Module):
     t: scalar (s). q: (nq,) laid out as Simbody's State q (see README, "q
     layout"). u: (nu,). z: (nz,). mobility_forces: applied generalized forces
     (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
-    origin, in Ground (Ground's row is ignored). constraint_enabled: (nconstraints,) bool, which
-    constraints are enforced (Simbody's Constraint::disable/enable; an Instance-stage change: setting it
-    drops every cache). use_euler_angles: how q's orientation slots are to be read (static; must match
-    the model realizing it).
+    origin, in Ground (Ground's row is ignored). use_euler_angles: how q's
+    orientation slots are to be read (static; must match the model realizing it).
+    Locks (Instance-stage variables, see jaxbody.locking): lock_level (nbodies,)
+    int32 per body, a Motion level or Motion.NoLevel (-1, unlocked); lock_q (nq,)
+    the locked q of position-level locks; lock_u (nu,) the locked u (velocity
+    level) or udot (acceleration level). Arrays, so one compiled function serves
+    states with different locks.
+    constraint_enabled: (nconstraints,) bool, which constraints are enforced (Simbody's
+    Constraint::disable/enable; an Instance-stage change: setting it drops every cache).
     """
 
     t: jnp.ndarray
@@ -136,6 +152,9 @@ class State(eqx.Module):
     mobility_forces: jnp.ndarray
     body_forces: jnp.ndarray
     constraint_enabled: jnp.ndarray
+    lock_level: jnp.ndarray
+    lock_q: jnp.ndarray
+    lock_u: jnp.ndarray
     use_euler_angles: bool = eqx.field(static=True, default=False)
     position: PositionCache | None = None
     velocity: VelocityCache | None = None
@@ -198,6 +217,16 @@ class State(eqx.Module):
         enabled = jnp.asarray(enabled, bool)
         _check_shape(enabled, self.constraint_enabled.shape, "constraint_enabled")
         return _replace(self._drop_from("position"), constraint_enabled=enabled)
+
+    def set_locks(self, lock_level, lock_q, lock_u) -> "State":
+        """Replace every lock (an Instance-stage change: drops all caches)."""
+        lock_level = jnp.asarray(lock_level, self.lock_level.dtype)
+        lock_q = jnp.asarray(lock_q, self.lock_q.dtype)
+        lock_u = jnp.asarray(lock_u, self.lock_u.dtype)
+        _check_shape(lock_level, self.lock_level.shape, "lock_level")
+        _check_shape(lock_q, self.lock_q.shape, "lock_q")
+        _check_shape(lock_u, self.lock_u.shape, "lock_u")
+        return _replace(self._drop_from("position"), lock_level=lock_level, lock_q=lock_q, lock_u=lock_u)
 
     # -- simple getters -------------------------------------------------------
 

@@ -5,6 +5,7 @@
   twice, with reproducible random frames and mass properties (``seed`` changes only the numbers, never the
   topology, so models of different seeds share compiled functions).
 * ``conservative_tree_10()``: 10 bodies, gravity only (for energy conservation tests).
+* ``motion_chain()``: a 4-body chain with a Motion at each level (prescribed-motion tests).
 * ``random_q`` / ``random_state`` / ``random_states``: valid random q (Euler middle angles within +-1.2 rad,
   random unit quaternions in quaternion mode) and random u.
 * Session-shared jitted callables (``forward_dynamics``, ``realize_acceleration``, ...) take the model as an
@@ -155,6 +156,41 @@ def conservative_tree_10(use_euler_angles=False):
         )
     matter.set_use_euler_angles(use_euler_angles)
     return system.realize_topology(), handles[1:]
+
+
+MOTION_CHAIN = dict(amplitude=0.5, rate=2.0, phase=0.3, accel_amplitude=1.5, accel_rate=1.3, accel_phase=-0.2)
+
+
+def motion_chain_velocity(t, q):
+    """The slider's prescribed u(t, q) in ``motion_chain`` (reads the free pin's q)."""
+    return jnp.stack([0.2 * jnp.cos(3.0 * t) + 0.1 * q[1]])
+
+
+@functools.lru_cache(maxsize=None)
+def motion_chain():
+    """Returns (model, {name: MobilizedBody}): a 4-body chain under gravity with one body per Motion level.
+
+    ``sin_pin``: Pin, Motion.Sinusoid at Position level (MOTION_CHAIN numbers); ``pin``: a free Pin;
+    ``slider``: Slider, Motion.Custom at Velocity level, u = motion_chain_velocity(t, q);
+    ``acc_pin``: Pin, Motion.Sinusoid at Acceleration level.
+    """
+    c = MOTION_CHAIN
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
+    mp = jb.MassProperties.from_central_inertia(1.0, [0.1, -0.5, 0.05], jb.Inertia(0.02, 0.03, 0.04))
+    down = jb.Transform(jb.Rotation(), [0.0, -1.0, 0.0])
+    tilt = jb.Transform(jb.Rotation(random_rotation(np.random.default_rng(5))), [0.2, -1.0, 0.1])
+    sin_pin = jb.MobilizedBody.Pin(matter.Ground(), jb.Transform(), jb.Body.Rigid(mp), jb.Transform(), name="sin_pin")
+    pin = jb.MobilizedBody.Pin(sin_pin, down, jb.Body.Rigid(mp), jb.Transform(), name="pin")
+    slider = jb.MobilizedBody.Slider(pin, tilt, jb.Body.Rigid(mp), jb.Transform(), name="slider")
+    acc_pin = jb.MobilizedBody.Pin(slider, tilt, jb.Body.Rigid(mp), jb.Transform(), name="acc_pin")
+    sin_pin.adopt_motion(jb.Motion.Sinusoid(jb.Motion.Position, c["amplitude"], c["rate"], c["phase"]))
+    slider.adopt_motion(jb.Motion.Custom(jb.Motion.Velocity, motion_chain_velocity))
+    acc_pin.adopt_motion(jb.Motion.Sinusoid(jb.Motion.Acceleration, c["accel_amplitude"], c["accel_rate"], c["accel_phase"]))
+    model = system.realize_topology()
+    return model, {"sin_pin": sin_pin, "pin": pin, "slider": slider, "acc_pin": acc_pin}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -311,6 +347,12 @@ summary_batch = jax.jit(jax.vmap(_summary, in_axes=(None, 0, 0, 0, 0)))
 
 
 @jax.jit
+def realize_state(model, state):
+    """``state`` (any locks) realized to Acceleration."""
+    return model.realize(state, jb.Stage.Acceleration)
+
+
+@jax.jit
 def energy(model, q, u):
     state = model.realize(_state(model, q, u), jb.Stage.Dynamics)
     return model.calc_energy(state)
@@ -318,7 +360,7 @@ def energy(model, q, u):
 
 __all__ = [
     "MOBILIZER_TYPES", "MIXED_TREE_KINDS", "MIXED_TREE_PARENTS", "pendulum", "mixed_tree_30",
-    "conservative_tree_10", "random_q", "random_qu", "random_state", "random_forces", "random_mobilizer_q",
+    "conservative_tree_10", "motion_chain", "motion_chain_velocity", "MOTION_CHAIN", "realize_state", "random_q", "random_qu", "random_state", "random_forces", "random_mobilizer_q",
     "random_rotation", "random_transform", "random_mass_properties", "add_body", "realize_acceleration",
     "forward_dynamics", "kinematics", "mass_matrix", "energy", "summary", "summary_batch",
 ]
