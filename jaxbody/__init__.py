@@ -33,6 +33,8 @@ from .motion import Motion as Motion
 from .operators import Model as Model
 from .singularities import SingularityReport as SingularityReport
 from .singularities import check_singularities as check_singularities
+from .projection import ProjectOptions as ProjectOptions
+from .projection import ProjectResults as ProjectResults
 from .spatial import Rotation as Rotation
 from .spatial import Transform as Transform
 from .state import State as State

@@ -3,7 +3,8 @@ display and scale hints) and its statistics counters.
 
 Counters are host-side Python integers counting *calls of this system's
 entry points* (``system.realize``, ``system.realize_model``,
-``system.prescribe_q`` / ``prescribe_u`` / ``prescribe``) and the stages those
+``system.prescribe_q`` / ``prescribe_u`` / ``prescribe``, ``system.project`` /
+``project_q`` / ``project_u``) and the stages those
 calls actually computed. A call made inside ``jax.jit`` / ``vmap`` / ``scan``
 counts once per *trace*, not once per execution or per batch lane; calls of
 the Model's methods (``model.realize``, what the integrators use) are not
@@ -13,11 +14,14 @@ compiled code.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
+from . import projection
 from ._typing import Stage
+from .projection import ProjectOptions
 from .errors import InvalidArgument
 
 _AXES = {"x": 0, "y": 1, "z": 2}
@@ -69,6 +73,38 @@ class SystemConveniences:
     def prescribe(self, state):
         """prescribe_q then prescribe_u (each counted), Simbody's System::prescribe."""
         return self.prescribe_u(self.prescribe_q(state))
+
+    # -- projection (jaxbody.projection; counted) ------------------------------------------
+
+    @staticmethod
+    def _project_options(accuracy, options):
+        if options is None:
+            return ProjectOptions() if accuracy is None else ProjectOptions(accuracy=float(accuracy))
+        if accuracy is not None:
+            return dataclasses.replace(options, accuracy=float(accuracy))
+        return options
+
+    def project(self, state, accuracy=None, options=None):
+        """Simbody's System::project: prescribe q, project q, prescribe u, project u. Returns (state, ProjectResults).
+
+        Weighted least squares over the free coordinates, quaternions normalized, failure reported in the
+        results (never raised); differentiable. ``accuracy`` overrides ``options.accuracy`` (default 1e-4).
+        """
+        self._num_project_q_calls += 1
+        self._num_project_u_calls += 1
+        return projection.project(self.realize_topology(), state, self._project_options(accuracy, options))
+
+    def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
+        """Position projection only (see jaxbody.projection.project_q). Returns (state, ProjectResults)."""
+        self._num_project_q_calls += 1
+        opts = self._project_options(accuracy, options)
+        return projection.project_q(self.realize_topology(), state, opts, q_err_estimate)
+
+    def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
+        """Velocity projection only (see jaxbody.projection.project_u). Returns (state, ProjectResults)."""
+        self._num_project_u_calls += 1
+        opts = self._project_options(accuracy, options)
+        return projection.project_u(self.realize_topology(), state, opts, u_err_estimate)
 
     # -- hints (not part of the Model; may be changed at any time) -------------------------
 
@@ -123,6 +159,8 @@ class SystemConveniences:
         self._num_realize_calls = 0
         self._num_prescribe_q_calls = 0
         self._num_prescribe_u_calls = 0
+        self._num_project_q_calls = 0
+        self._num_project_u_calls = 0
         self._num_realizations = {s: 0 for s in Stage}
 
     def get_num_realize_calls(self) -> int:
@@ -140,6 +178,14 @@ class SystemConveniences:
 
     def get_num_prescribe_u_calls(self) -> int:
         return self._num_prescribe_u_calls
+
+    def get_num_project_q_calls(self) -> int:
+        """Calls (or traces) of ``system.project`` and ``system.project_q``."""
+        return self._num_project_q_calls
+
+    def get_num_project_u_calls(self) -> int:
+        """Calls (or traces) of ``system.project`` and ``system.project_u``."""
+        return self._num_project_u_calls
 
 
 def _positive(x, what):
