@@ -410,3 +410,45 @@ def test_build_errors():
     system.realize_topology()
     with pytest.raises(jb.TopologyFrozen):
         C.Rod(b1, b2, 1.0)
+
+
+def test_cantilever_free_beam_equals_translation_gimbal_and_couplers():
+    """Simbody's TestMobilizedBody: CantileverFreeBeam = Translation + Gimbal with three CoordinateCouplers
+    (t = ((2/3) L g1, -(2/3) L g0, L - (4/15) L (g0^2 + g1^2)))."""
+    L = 0.7
+    mp = jb.MassProperties.from_central_inertia(1.2, [0.1, 0.2, 0.3], jb.Inertia(0.1, 0.2, 0.15, 0.01, 0.0, 0.02))
+    X_PF = jb.Transform(jb.Rotation(np.asarray(jb.spatial.rotation_from_body_fixed_xyz(jnp.array([0.2, 0.1, -0.3])))),
+                        [0.1, 0.0, 0.2])
+    tip = [
+        lambda x, p: x[0] - p[0] * 2 / 3 * x[4],
+        lambda x, p: x[1] + p[0] * 2 / 3 * x[3],
+        lambda x, p: x[2] - p[0] + p[0] * 4 / 15 * (x[3] ** 2 + x[4] ** 2),
+    ]
+
+    def build(beam):
+        system = jb.MultibodySystem()
+        matter = jb.SimbodyMatterSubsystem(system)
+        forces = jb.GeneralForceSubsystem(system)
+        jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
+        if beam:
+            jb.MobilizedBody.CantileverFreeBeam(matter.Ground(), X_PF, jb.Body.Rigid(mp), jb.Transform(), length=L)
+        else:
+            t = jb.MobilizedBody.Translation(matter.Ground(), X_PF, jb.Body.Massless(), jb.Transform())
+            g = jb.MobilizedBody.Gimbal(t, jb.Transform(), jb.Body.Rigid(mp), jb.Transform())
+            for f in tip:
+                jb.Constraint.CoordinateCoupler(matter, f, [t, t, t, g, g], [0, 1, 2, 0, 1], params=[L])
+        return system.realize_topology()
+
+    beam, chain = build(True), build(False)
+    g, gd = jnp.array([0.3, -0.4, 0.5]), jnp.array([0.7, 0.2, -0.9])
+    t = jnp.array([2 / 3 * L * g[1], -2 / 3 * L * g[0], L - 4 / 15 * L * (g[0] ** 2 + g[1] ** 2)])
+    td = jnp.array([2 / 3 * L * gd[1], -2 / 3 * L * gd[0], -8 / 15 * L * (g[0] * gd[0] + g[1] * gd[1])])
+    rb = beam.realize(beam.default_state().set_q(g).set_u(gd))
+    rc = chain.realize(chain.default_state().set_q(jnp.concatenate([t, g])).set_u(jnp.concatenate([td, gd])))
+    close(chain.get_q_err(rc), np.zeros(3), 1e-14, "assembled couplers")
+    close(chain.get_u_err(rc), np.zeros(3), 1e-14, "coupler velocities")
+    close(rc.position.R_GB[2], rb.position.R_GB[1], 1e-14, "R_GB")
+    close(rc.position.p_GB[2], rb.position.p_GB[1], 1e-14, "p_GB")
+    close(rc.velocity.V_GB[2], rb.velocity.V_GB[1], 1e-13, "V_GB")
+    close(rc.acceleration.udot[3:], rb.acceleration.udot, 1e-10, "udot")
+    close(rc.acceleration.A_GB[2], rb.acceleration.A_GB[1], 1e-10, "A_GB")
