@@ -452,3 +452,38 @@ def test_cantilever_free_beam_equals_translation_gimbal_and_couplers():
     close(rc.velocity.V_GB[2], rb.velocity.V_GB[1], 1e-13, "V_GB")
     close(rc.acceleration.udot[3:], rb.acceleration.udot, 1e-10, "udot")
     close(rc.acceleration.A_GB[2], rb.acceleration.A_GB[1], 1e-10, "A_GB")
+
+
+def test_constraints_with_a_prescribed_crank():
+    """Known udots and multipliers together: a four-bar whose crank follows Motion.Sinusoid.
+
+    The constraint holds (G udot + b = 0) with the crank's udot as prescribed, and
+    ``M udot + tau + G^T lambda = f - c`` holds on every mobility (tau nonzero only on the crank).
+    """
+    a, L = 0.6, 1.0
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
+    G = matter.Ground()
+    mp = jb.MassProperties.from_central_inertia(1.0, [0.3, 0, 0], jb.Inertia(0.01, 0.05, 0.05))
+    crank = jb.MobilizedBody.Pin(G, jb.Transform(), jb.Body.Rigid(mp), jb.Transform())
+    coupler = jb.MobilizedBody.Pin(crank, jb.Transform([a, 0, 0]), jb.Body.Rigid(mp), jb.Transform())
+    rocker = jb.MobilizedBody.Pin(G, jb.Transform([L, 0, 0]), jb.Body.Rigid(mp), jb.Transform())
+    jb.Constraint.Ball(coupler, [L, 0, 0], rocker, [a, 0, 0])
+    crank.adopt_motion(jb.Motion.Sinusoid(jb.Motion.Position, 0.3, 2.0, -1.0))
+    model = system.realize_topology()
+    t = 0.4
+    theta = 0.3 * np.sin(2.0 * t - 1.0)
+    s = model.prescribe(model.default_state().set_time(t).set_q(jnp.array([theta, -theta, theta])))
+    s = s.set_u(jnp.array([s.u[0], -s.u[0], s.u[0]]))
+    r = jax.jit(lambda st: model.realize(st))(s)
+    udot = r.acceleration.udot
+    close(udot[0], -0.3 * 4.0 * np.sin(2.0 * t - 1.0), 1e-12, "prescribed crank udot")
+    close(model.get_udot_err(r), np.zeros(3), 1e-10, "G udot + b")
+    lam = model.get_constraint_multipliers(r)
+    F = model.get_gravity_body_forces(r)
+    residual = model.calc_residual_force(r, r.mobility_forces, F, udot, lam)
+    full_tau = r.acceleration.tau
+    close(residual + full_tau, np.zeros(3), 1e-10, "M udot + c + G^T lambda + tau = f")
+    assert abs(float(full_tau[0])) > 1e-3 and np.all(np.asarray(full_tau[1:]) == 0)
