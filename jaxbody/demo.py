@@ -14,6 +14,8 @@ call it; it turns on float64 inside :func:`run_demo`, never on import.
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 
 import numpy as np
@@ -180,11 +182,8 @@ def random_states(model, links, rng, batch, max_angle=0.8, speed=1.0):
             block = rng.uniform(-max_angle, max_angle, size=(batch, 1))
         q[:, mobod.q_start : mobod.q_start + block.shape[1]] = block
     u = speed * rng.normal(size=(batch, model.get_num_u()))
-    batched = _tree_map(lambda x: np.broadcast_to(np.asarray(x), (batch,) + x.shape), state)
-    return type(state)(
-        t=jnp.asarray(batched.t), q=jnp.asarray(q, dtype), u=jnp.asarray(u, dtype), z=jnp.asarray(batched.z),
-        mobility_forces=jnp.asarray(batched.mobility_forces), body_forces=jnp.asarray(batched.body_forces),
-    )
+    batched = _tree_map(lambda x: jnp.asarray(np.broadcast_to(np.asarray(x), (batch,) + x.shape)), state)
+    return dataclasses.replace(batched, q=jnp.asarray(q, dtype), u=jnp.asarray(u, dtype))
 
 
 def energy(model, state):
