@@ -37,7 +37,7 @@ def zoo_summary(model, state, x):
     udot, _ = model.calc_acceleration(r, r.mobility_forces, F)
     P = model.calc_p(r)
     N = jax.vmap(lambda e: model.calc_q_dot(r, e), out_axes=1)(jnp.eye(model.get_num_u()))
-    return {
+    return r, {
         "G": G, "Gx": model.multiply_by_g(r, x), "GT": model.calc_g_transpose(r),
         "GTlam": model.multiply_by_g_transpose(r, lam), "JTF+f": model.multiply_by_system_jacobian_transpose(r, F_c) + f_c,
         "PV": model.calc_pv(r), "P": P, "PqN": model.calc_pq(r) @ N,
@@ -61,7 +61,8 @@ def zoo_results(seed=3):
     model, cons, _ = zoo()
     state = random_state(model, seed).set_time(0.4)
     x = jax.random.normal(jax.random.PRNGKey(seed), (model.get_num_u(),))
-    return model, cons, state, jax.tree_util.tree_map(np.asarray, _zoo_summary(model, state, x)), x
+    realized, summary = _zoo_summary(model, state, x)
+    return model, cons, state, jax.tree_util.tree_map(np.asarray, summary), x, realized
 
 
 def test_zoo_has_every_constraint_type():
@@ -77,19 +78,19 @@ def test_zoo_has_every_constraint_type():
 
 
 def test_g_forward_and_reverse_agree():
-    model, _, _, r, x = zoo_results()
+    model, _, _, r, x, _ = zoo_results()
     close(r["Gx"], r["G"] @ np.asarray(x), 1e-12, "G x (forward mode) vs calc_g (reverse mode) x")
     close(r["GT"], r["G"].T, 0, "calc_g_transpose")
     close(r["aerr_x"], r["G"] @ np.asarray(x) + r["bias"], 1e-12, "aerr(udot) = G udot + bias")
 
 
 def test_constraint_forces_are_g_transpose_lambda():
-    _, _, _, r, _ = zoo_results()
+    _, _, _, r, _, _ = zoo_results()
     close(r["JTF+f"], r["GTlam"], 1e-11, "J^T F_c + f_c = G^T lambda")
 
 
 def test_p_rows_of_g_and_pq():
-    model, _, _, r, _ = zoo_results()
+    model, _, _, r, _, _ = zoo_results()
     mp, mv = model.constraints.mp, model.constraints.mv
     close(r["PV"], r["G"][: mp + mv], 1e-12, "velocity-level [P; V] = first rows of G")
     close(r["P"], r["G"][:mp], 1e-12, "calc_p")
@@ -99,12 +100,12 @@ def test_p_rows_of_g_and_pq():
 
 
 def test_projected_inverse_mass_matrix():
-    _, _, _, r, _ = zoo_results()
+    _, _, _, r, _, _ = zoo_results()
     close(r["GMinvGT"], r["GMinvGT_explicit"], 1e-11, "G M^-1 G^T (O(n) operator vs explicit)")
 
 
 def test_forward_dynamics_satisfies_constraints():
-    _, _, _, r, _ = zoo_results()
+    _, _, _, r, _, _ = zoo_results()
     close(r["udot_err"], np.zeros_like(r["udot_err"]), 1e-10, "G udot + bias after forward dynamics")
     close(r["residual"], np.zeros_like(r["residual"]), 1e-10, "residual with multipliers")
     close(r["udot_calc"], r["udot"], 1e-10, "calc_acceleration vs realize")
@@ -114,8 +115,7 @@ def test_forward_dynamics_satisfies_constraints():
 
 
 def test_per_constraint_api():
-    model, cons, state, r, _ = zoo_results()
-    realized = jax.jit(lambda m, s: m.realize(s))(model, state)
+    model, cons, state, r, _, realized = zoo_results()
     total = 0.0
     for name, c in cons.items():
         p, v, a = model.constraints.rows_of(c.index)
@@ -141,8 +141,7 @@ HOLONOMIC_ROWS_ONLY = {"sphere_on_plane", "sphere_on_sphere"}  # their rolling r
 
 
 def test_error_levels_are_time_derivatives():
-    model, cons, state, r, _ = zoo_results()
-    realized = jax.jit(lambda m, s: m.realize(s))(model, state)
+    model, cons, state, r, _, realized = zoo_results()
     qdot, udot = realized.velocity.qdot, realized.acceleration.udot
 
     def perr(q, t):
@@ -171,7 +170,7 @@ def test_error_levels_are_time_derivatives():
 
 
 def test_disabled_constraints_per_state_under_vmap():
-    model, cons, state, _, _ = zoo_results()
+    model, cons, state, _, _, _ = zoo_results()
     n = model.get_num_constraints()
     masks = jax.random.bernoulli(jax.random.PRNGKey(0), 0.5, (6, n)).at[0].set(False).at[1].set(True)
     traces = []

@@ -12,7 +12,6 @@ import dataclasses
 from typing import Callable
 
 import jax
-import jax.numpy as jnp
 
 from .base import ConstraintType
 
