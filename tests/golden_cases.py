@@ -13,6 +13,8 @@ GOLDEN_DIR = pathlib.Path(__file__).parent / "golden" / "simbody"
 TREE_CASES = ["pendulum", "chain5_planar", "chain3d_mixed", "chain3d_more", "floating_tree"]
 CONSTRAINED_CASES = ["fourbar", "fourbar_planar", "rod_chain", "weld_constraint", "coordinate_coupler"]
 ALL_CASES = TREE_CASES + CONSTRAINED_CASES
+# jaxbody's own cases (tests/golden/generate_constraint_cases.py): constraints whose Ancestor is a moving body.
+GENERATED_CONSTRAINED_CASES = ["ancestor_constraints", "ancestor_weld"]
 
 _FACTORY = {
     "pin": jb.MobilizedBody.Pin,

@@ -1,6 +1,7 @@
 """Constrained dynamics against Simbody's own numbers (tests/golden/simbody; FORMAT.md in its README).
 
-Each constrained oracle case is rebuilt with its constraints (Ball, Rod, Weld,
+Each constrained oracle case (and jaxbody's own generated cases, whose constraints have a moving
+Ancestor body; tests/golden/generate_constraint_cases.py) is rebuilt with its constraints (Ball, Rod, Weld,
 PointOnLine, CoordinateCoupler; Euler mode, as OpenSim runs Simbody) and every
 constraint quantity Simbody reported is compared to 1e-10 relative: position
 and velocity errors, G, the acceleration bias, P, Pq, G M^-1 G^T, calc_acceleration,
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from golden_cases import CONSTRAINED_CASES, build_case, load_case
+from golden_cases import CONSTRAINED_CASES, GENERATED_CONSTRAINED_CASES, build_case, load_case
 from test_golden_simbody import assert_close
 
 
@@ -72,7 +73,7 @@ def _expected(result, key):
 NEAR_ZERO = {"realized.udot_err", "realized.residual_with_multipliers"}
 
 
-@pytest.mark.parametrize("name", CONSTRAINED_CASES)
+@pytest.mark.parametrize("name", CONSTRAINED_CASES + GENERATED_CONSTRAINED_CASES)
 def test_constrained_case_matches_simbody(name):
     case, results, model, _ = constrained_case(name)
     assert model.get_num_constraints() == len(case["constraints"])
