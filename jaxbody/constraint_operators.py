@@ -10,9 +10,10 @@ O(m n); ``calc_projected_m_inv`` is m articulated-body solves.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
-from . import constraint_dynamics
+from . import constraint_dynamics, mobilizer_batch
 from ._typing import Stage
 from .constraint_dynamics import ConstraintOperators, VelocityConstraintOperators
 from .state import State, require
@@ -121,9 +122,8 @@ class ConstraintOperatorsMixin:
     def calc_pq(self, state: State):
         """``Pq = P N^-1`` (mp, nq), so ``Pq N = P`` (requires Position)."""
         P = self.calc_p(state)
-        return jnp.stack([self.multiply_by_n_inv(state, row, transpose=True) for row in P]) if P.shape[0] else jnp.zeros(
-            (0, self.topology.nq), state.q.dtype
-        )
+        n_inv_t = lambda row: mobilizer_batch.multiply_by_n_inv_transpose(self.topology, self.parameters, state.q, row)  # noqa: E731
+        return jax.vmap(n_inv_t)(P)
 
     def calc_pq_transpose(self, state: State):
         return self.calc_pq(state).T
