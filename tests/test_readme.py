@@ -14,3 +14,5 @@ def test_readme_example_runs():
     assert namespace["udots"].shape == (4096, 4)
     assert namespace["dudot_dm"].shape == (3,)
     assert float(namespace["final"].t) > 0.99
+    assert bool(namespace["results"].success)
+    assert namespace["lam"].shape == (3,) and namespace["udot_pair"].shape == (2, 3)
