@@ -212,32 +212,31 @@ class Constraint:
         )
 
     @classmethod
+    def _on_one_coordinate(cls, ctype, mobilizer, which, value, what, name, speed: bool):
+        """ConstantCoordinate/Speed/Acceleration: Simbody's (mobilizer, which, value) or (mobilizer, value) forms."""
+        if value is None:
+            which, value = 0, which
+        nm = name or ctype.simbody_name
+        mobod = _mobod(mobilizer, "mobilizer", nm)
+        sel = cls._check_u(mobod, which, nm) if speed else cls._check_q(mobod, which, nm)
+        selects = {"u_select" if speed else "q_select": [sel]}
+        return cls._create(ctype, [], [_scalar(value, what, nm)], name=name, **selects)
+
+    @classmethod
     def ConstantCoordinate(cls, mobilizer, which_q, position=None, *, name=None):
         """q[which_q] of ``mobilizer`` stays at ``position`` (``ConstantCoordinate(mobilizer, position)``: its only q)."""
-        if position is None:
-            which_q, position = 0, which_q
-        nm = name or "ConstantCoordinate"
-        sel = cls._check_q(_mobod(mobilizer, "mobilizer", nm), which_q, nm)
-        return cls._create(coordinate.ConstantCoordinate(), [], [_scalar(position, "position", nm)], q_select=[sel], name=name)
+        return cls._on_one_coordinate(coordinate.ConstantCoordinate(), mobilizer, which_q, position, "position", name, False)
 
     @classmethod
     def ConstantSpeed(cls, mobilizer, which_u, speed=None, *, name=None):
         """u[which_u] of ``mobilizer`` stays at ``speed``."""
-        if speed is None:
-            which_u, speed = 0, which_u
-        nm = name or "ConstantSpeed"
-        sel = cls._check_u(_mobod(mobilizer, "mobilizer", nm), which_u, nm)
-        return cls._create(coordinate.ConstantSpeed(), [], [_scalar(speed, "speed", nm)], u_select=[sel], name=name)
+        return cls._on_one_coordinate(coordinate.ConstantSpeed(), mobilizer, which_u, speed, "speed", name, True)
 
     @classmethod
     def ConstantAcceleration(cls, mobilizer, which_u, acceleration=None, *, name=None):
         """udot[which_u] of ``mobilizer`` equals ``acceleration``."""
-        if acceleration is None:
-            which_u, acceleration = 0, which_u
-        nm = name or "ConstantAcceleration"
-        sel = cls._check_u(_mobod(mobilizer, "mobilizer", nm), which_u, nm)
-        return cls._create(
-            coordinate.ConstantAcceleration(), [], [_scalar(acceleration, "acceleration", nm)], u_select=[sel], name=name
+        return cls._on_one_coordinate(
+            coordinate.ConstantAcceleration(), mobilizer, which_u, acceleration, "acceleration", name, True
         )
 
     @classmethod

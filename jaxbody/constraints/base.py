@@ -116,6 +116,24 @@ class ConstraintType(abc.ABC):
         """(paerr, vaerr, aerr) stacked, (k, mp + mv + ma)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class HolonomicByLevel(ConstraintType):
+    """A holonomic type whose three levels are one formula with a static ``level`` switch."""
+
+    @abc.abstractmethod
+    def errors(self, k: ConstrainedKinematics, level: int):
+        """perr (level 0), pverr (1) or paerr (2), each (k, mp)."""
+
+    def position_errors(self, k):
+        return self.errors(k, 0)
+
+    def velocity_errors(self, k):
+        return self.errors(k, 1)
+
+    def acceleration_errors(self, k):
+        return self.errors(k, 2)
+
+
 def dot(a, b):
     return jnp.sum(a * b, axis=-1)
 

@@ -19,7 +19,19 @@ from .geometric import _split
 
 
 @dataclasses.dataclass(frozen=True)
-class SphereOnPlaneContact(ConstraintType):
+class RollingContact(ConstraintType):
+    """A contact with one normal (holonomic) equation and, with ``enforce_rolling``, two no-slip equations."""
+
+    mp = 1
+    enforce_rolling: bool = False
+
+    @property
+    def mv(self):
+        return 2 if self.enforce_rolling else 0
+
+
+@dataclasses.dataclass(frozen=True)
+class SphereOnPlaneContact(RollingContact):
     """Sphere (center O on body 1, radius r) touching a plane (frame P on body 0, normal Pz).
 
     Params: R_FP (9), p_FP (3), p_BO (3), r. perr = p_FO.Pz - (h + r) with h = p_FP.Pz.
@@ -29,12 +41,6 @@ class SphereOnPlaneContact(ConstraintType):
     simbody_name = "SphereOnPlaneContact"
     n_bodies = 2
     n_params = 16
-    mp = 1
-    enforce_rolling: bool = False
-
-    @property
-    def mv(self):
-        return 2 if self.enforce_rolling else 0
 
     def _frame(self, k):
         R_FP, p_FP, p_BO, r = _split(k.params, (9, 3, 3, 1))
@@ -81,7 +87,7 @@ class SphereOnPlaneContact(ConstraintType):
 
 
 @dataclasses.dataclass(frozen=True)
-class SphereOnSphereContact(ConstraintType):
+class SphereOnSphereContact(RollingContact):
     """Sphere (Sf, rf) on body 0 touching sphere (Sb, rb) on body 1. Params: Sf (3), rf, Sb (3), rb.
 
     perr = |p_SfSb| - (rf + rb) (Cz = p_SfSb / |p_SfSb|, F's z where the centers coincide); rolling:
@@ -93,12 +99,6 @@ class SphereOnSphereContact(ConstraintType):
     simbody_name = "SphereOnSphereContact"
     n_bodies = 2
     n_params = 8
-    mp = 1
-    enforce_rolling: bool = False
-
-    @property
-    def mv(self):
-        return 2 if self.enforce_rolling else 0
 
     def _geometry(self, k):
         Sf, rf, Sb, rb = _split(k.params, (3, 1, 3, 1))
@@ -153,7 +153,7 @@ class SphereOnSphereContact(ConstraintType):
 
 
 @dataclasses.dataclass(frozen=True)
-class LineOnLineContact(ConstraintType):
+class LineOnLineContact(RollingContact):
     """Edge Ef (frame on body 0: origin = center, x = direction, z = outward "space" direction) touching
     edge Eb (frame on body 1). Params: R_FEf (9), p_FEf (3), hf, R_BEb (9), p_BEb (3), hb.
 
@@ -167,12 +167,6 @@ class LineOnLineContact(ConstraintType):
     simbody_name = "LineOnLineContact"
     n_bodies = 2
     n_params = 26
-    mp = 1
-    enforce_rolling: bool = False
-
-    @property
-    def mv(self):
-        return 2 if self.enforce_rolling else 0
 
     def _geometry(self, k):
         R_Ef, p_Ef, _, R_Eb, p_Eb, _ = _split(k.params, (9, 3, 1, 9, 3, 1))

@@ -13,7 +13,7 @@ import dataclasses
 
 import jax.numpy as jnp
 
-from .base import ConstrainedKinematics, ConstraintType, dot, safe_unit
+from .base import ConstrainedKinematics, ConstraintType, HolonomicByLevel, dot, safe_unit
 
 
 def _split(params, sizes):
@@ -119,7 +119,7 @@ def _perpendicular_axes_errors(k, base: int, follower: int, RB_in_base, RF_in_fo
 
 
 @dataclasses.dataclass(frozen=True)
-class ConstantOrientation(ConstraintType):
+class ConstantOrientation(HolonomicByLevel):
     """Follower frame RF (on body 2) keeps its orientation relative to base frame RB (on body 1).
 
     Params: RB (9, row-major, in body 1), RF (9, in body 2). perr = (RFx.RBy, RFy.RBz, RFz.RBx).
@@ -133,18 +133,12 @@ class ConstantOrientation(ConstraintType):
     def _frames(self, k):
         return k.params[:, :9].reshape(-1, 3, 3), k.params[:, 9:18].reshape(-1, 3, 3)
 
-    def position_errors(self, k):
-        return _perpendicular_axes_errors(k, 0, 1, *self._frames(k), 0)
-
-    def velocity_errors(self, k):
-        return _perpendicular_axes_errors(k, 0, 1, *self._frames(k), 1)
-
-    def acceleration_errors(self, k):
-        return _perpendicular_axes_errors(k, 0, 1, *self._frames(k), 2)
+    def errors(self, k, level):
+        return _perpendicular_axes_errors(k, 0, 1, *self._frames(k), level)
 
 
 @dataclasses.dataclass(frozen=True)
-class Weld(ConstraintType):
+class Weld(HolonomicByLevel):
     """Coincident frames: frame F on body 2 welded to frame B on body 1 (6 equations).
 
     Params: R_B1B (9), p_B1B (3), R_B2F (9), p_B2F (3). Rows 0-2: orientation as ConstantOrientation;
@@ -156,7 +150,7 @@ class Weld(ConstraintType):
     n_params = 24
     mp = 6
 
-    def _errors(self, k, level):
+    def errors(self, k, level):
         RB, pB = k.params[:, :9].reshape(-1, 3, 3), k.params[:, 9:12]
         RF, pF = k.params[:, 12:21].reshape(-1, 3, 3), k.params[:, 21:24]
         rot = _perpendicular_axes_errors(k, 0, 1, RB, RF, level)
@@ -165,15 +159,6 @@ class Weld(ConstraintType):
         else:
             trans = _coincident_difference(k, 0, 1, pF, level)
         return jnp.concatenate([rot, trans], -1)
-
-    def position_errors(self, k):
-        return self._errors(k, 0)
-
-    def velocity_errors(self, k):
-        return self._errors(k, 1)
-
-    def acceleration_errors(self, k):
-        return self._errors(k, 2)
 
 
 def _in_plane_or_line_errors(k, s_F, level):
@@ -185,7 +170,7 @@ def _in_plane_or_line_errors(k, s_F, level):
 
 
 @dataclasses.dataclass(frozen=True)
-class PointInPlane(ConstraintType):
+class PointInPlane(HolonomicByLevel):
     """Point S on the follower (body 2) stays in a plane of the plane body (body 1).
 
     Params: normal n (3, unit, in body 1), height h, S (3, in body 2). perr = p_BC.n - h.
@@ -196,25 +181,16 @@ class PointInPlane(ConstraintType):
     n_params = 7
     mp = 1
 
-    def _errors(self, k, level):
+    def errors(self, k, level):
         n_B, h, s_F = _split(k.params, (3, 1, 3))
         n_A = k.direction(0, n_B)
         if level == 0:
             return (dot(k.station_location(1, s_F) - k.p[:, 0], n_A) - h)[:, None]
         return dot(_in_plane_or_line_errors(k, s_F, level), n_A)[:, None]
 
-    def position_errors(self, k):
-        return self._errors(k, 0)
-
-    def velocity_errors(self, k):
-        return self._errors(k, 1)
-
-    def acceleration_errors(self, k):
-        return self._errors(k, 2)
-
 
 @dataclasses.dataclass(frozen=True)
-class PointOnLine(ConstraintType):
+class PointOnLine(HolonomicByLevel):
     """Point S on the follower (body 2) stays on a line of the line body (body 1).
 
     Params: x (3), y (3) (the two unit perpendiculars of the line direction, in body 1, fixed at
@@ -227,7 +203,7 @@ class PointOnLine(ConstraintType):
     n_params = 12
     mp = 2
 
-    def _errors(self, k, level):
+    def errors(self, k, level):
         x, y, P, s_F = _split(k.params, (3, 3, 3, 3))
         if level == 0:
             d = k.station_location(1, s_F) - k.station_location(0, P)
@@ -235,18 +211,9 @@ class PointOnLine(ConstraintType):
             d = _in_plane_or_line_errors(k, s_F, level)
         return jnp.stack([dot(d, k.direction(0, x)), dot(d, k.direction(0, y))], -1)
 
-    def position_errors(self, k):
-        return self._errors(k, 0)
-
-    def velocity_errors(self, k):
-        return self._errors(k, 1)
-
-    def acceleration_errors(self, k):
-        return self._errors(k, 2)
-
 
 @dataclasses.dataclass(frozen=True)
-class ConstantAngle(ConstraintType):
+class ConstantAngle(HolonomicByLevel):
     """Angle between axis b on the base (body 1) and axis f on the follower (body 2) stays theta.
 
     Params: b (3, unit, in body 1), f (3, unit, in body 2), cos(theta). perr = b.f - cos(theta).
@@ -258,7 +225,7 @@ class ConstantAngle(ConstraintType):
     n_params = 7
     mp = 1
 
-    def _errors(self, k, level):
+    def errors(self, k, level):
         b_B, f_F, cos_theta = _split(k.params, (3, 3, 1))
         b, f = k.direction(0, b_B), k.direction(1, f_F)
         if level == 0:
@@ -269,15 +236,6 @@ class ConstantAngle(ConstraintType):
             return dot(wF - wB, fxb)[:, None]
         bias = jnp.cross(jnp.cross(wF, f), b) - jnp.cross(jnp.cross(wB, b), f)
         return (dot(k.alpha[:, 1] - k.alpha[:, 0], fxb) + dot(wF - wB, bias))[:, None]
-
-    def position_errors(self, k):
-        return self._errors(k, 0)
-
-    def velocity_errors(self, k):
-        return self._errors(k, 1)
-
-    def acceleration_errors(self, k):
-        return self._errors(k, 2)
 
 
 @dataclasses.dataclass(frozen=True)
