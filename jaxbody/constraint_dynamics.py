@@ -27,6 +27,7 @@ Sign convention (Simbody): ``M udot + c + G^T lambda = f + J^T F``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -41,13 +42,13 @@ PINV_RTOL = 1e-12
 
 
 def _relative_pose(pos, group):
-    """R_AB, p_AB (k, nb, 3, 3), (k, nb, 3) and R_GA (k, 3, 3) for a group's constrained bodies."""
+    """R_AB, p_AB (k, nb, 3, 3), (k, nb, 3) for a group's constrained bodies."""
     bodies, anc = group.array("bodies"), jnp.asarray(group.ancestors, dtype=jnp.int32)
     R_GA, p_GA = pos.R_GB[anc], pos.p_GB[anc]
     R_GB, p_GB = pos.R_GB[bodies], pos.p_GB[bodies]
     R_AB = jnp.einsum("kji,knjl->knil", R_GA, R_GB)
     p_AB = jnp.einsum("kji,knj->kni", R_GA, p_GB - p_GA[:, None])
-    return R_AB, p_AB, R_GA
+    return R_AB, p_AB
 
 
 def _relative_velocity(pos, V_GB, group):
@@ -92,7 +93,7 @@ class TreeMotion:
 
 
 def _kinematics(model, group, params, motion: TreeMotion) -> ConstrainedKinematics:
-    R, p, _ = _relative_pose(motion.pos, group)
+    R, p = _relative_pose(motion.pos, group)
     qi, ui = group.array("q_index"), group.array("u_index")
     k = ConstrainedKinematics(t=motion.t, params=params, R=R, p=p, q=motion.q[qi])
     if motion.u is not None:
@@ -111,9 +112,16 @@ def velocity_motion(model, t, q, pos, u) -> TreeMotion:
     return TreeMotion(t=t, q=q, pos=pos, u=u, V_GB=V_GB, qdot=qdot)
 
 
-def acceleration_motion(model, t, q, u, pos, vel, udot) -> TreeMotion:
-    """TreeMotion at acceleration level for any udot: ``A_GB = J udot + Jdot u``, ``qdotdot = N udot + NDot u``."""
-    A_GB = jacobians.multiply_by_system_jacobian(model, pos, udot) + vel.total_coriolis
+def acceleration_motion(model, t, q, u, pos, vel, udot=None) -> TreeMotion:
+    """TreeMotion at acceleration level for any udot: ``A_GB = J udot + Jdot u``, ``qdotdot = N udot + NDot u``.
+
+    ``udot=None`` means udot = 0: A_GB is then the cached total Coriolis acceleration (no tree sweep).
+    """
+    if udot is None:
+        udot = jnp.zeros(model.topology.nu, q.dtype)
+        A_GB = vel.total_coriolis
+    else:
+        A_GB = jacobians.multiply_by_system_jacobian(model, pos, udot) + vel.total_coriolis
     qdotdot = mobilizer_batch.calc_qdotdot(model.topology, model.parameters, q, u, udot)
     return TreeMotion(t=t, q=q, pos=pos, u=u, V_GB=vel.V_GB, qdot=vel.qdot, udot=udot, A_GB=A_GB, qdotdot=qdotdot)
 
@@ -177,15 +185,23 @@ class VelocityConstraintOperators:
         self.mask = row_mask(model, enabled)
         cset = model.constraints
         self.m, self.mp, self.mv = cset.m, cset.mp, cset.mv
-        zero_u = jnp.zeros(model.topology.nu, q.dtype)
-        self.velocity_bias, self._pv_vjp = jax.vjp(self.velocity_errors, zero_u)
+
+    @functools.cached_property
+    def _velocity_linearization(self):
+        """(pverr, verr at u = 0, their reverse-mode map): traced only when a velocity-level product is asked for."""
+        return jax.vjp(self.velocity_errors, jnp.zeros(self.model.topology.nu, self.q.dtype))
+
+    @property
+    def velocity_bias(self):
+        """pverr, verr at u = 0 (mp + mv,): the explicit time dependence."""
+        return self._velocity_linearization[0]
 
     def velocity_errors(self, u):
         return velocity_errors(self.model, self.t, self.q, self.pos, u) * self.mask[: self.mp + self.mv]
 
     def multiply_by_pv_transpose(self, lam):
         """``[P; V]^T lambda`` for lambda (mp + mv,)."""
-        return self._pv_vjp(lam)[0]
+        return self._velocity_linearization[1](lam)[0]
 
     def calc_pv(self):
         """[P; V] (mp + mv, nu)."""
@@ -203,8 +219,16 @@ class ConstraintOperators(VelocityConstraintOperators):
     def __init__(self, model, t, q, u, pos, vel, abi, enabled):
         super().__init__(model, t, q, pos, enabled)
         self.u, self.vel, self.abi = u, vel, abi
-        zero_u = jnp.zeros(model.topology.nu, q.dtype)
-        self.acceleration_bias, self._g_vjp = jax.vjp(self.acceleration_errors, zero_u)
+
+    @functools.cached_property
+    def _acceleration_linearization(self):
+        """(aerr at udot = 0, its reverse-mode map): one outward sweep to build, one inward sweep per use."""
+        return jax.vjp(self.acceleration_errors, jnp.zeros(self.model.topology.nu, self.q.dtype))
+
+    @property
+    def acceleration_bias(self):
+        """Acceleration errors at udot = 0 (m,): Simbody's calcBiasForAccelerationConstraints."""
+        return self._acceleration_linearization[0]
 
     def acceleration_errors(self, udot):
         return acceleration_errors(self.model, self.t, self.q, self.u, self.pos, self.vel, udot) * self.mask
@@ -215,7 +239,7 @@ class ConstraintOperators(VelocityConstraintOperators):
 
     def multiply_by_g_transpose(self, lam):
         """``G^T lambda`` (nu,) (one inward sweep)."""
-        return self._g_vjp(lam)[0]
+        return self._acceleration_linearization[1](lam)[0]
 
     def calc_g(self):
         """G (m, nu), row by row through the transpose operator."""
@@ -249,14 +273,16 @@ class ConstraintOperators(VelocityConstraintOperators):
 def solve_multipliers(ops: ConstraintOperators, udot_tree):
     """lambda and udot for ``M udot + G^T lambda = f_tree``, ``G udot + bias = 0`` given the tree solution.
 
-    Returns (udot (nu,), multipliers (m,), acceleration errors of udot (m,)).
+    G is formed once (m inward sweeps); the errors of the tree and final udot are then ``G udot + bias``
+    (aerr is affine in udot), so no further tree sweeps are needed.
+    Returns (udot (nu,), multipliers (m,), acceleration errors of udot (m,), G (m, nu)).
     """
     G = ops.calc_g()
     MinvGt = ops.calc_m_inv_g_transpose(G)
-    rhs = ops.acceleration_errors(udot_tree)
-    lam = ops.solve_projected(G, MinvGt, rhs)
+    bias = ops.acceleration_bias
+    lam = ops.solve_projected(G, MinvGt, G @ udot_tree + bias)
     udot = udot_tree - MinvGt.T @ lam
-    return udot, lam, ops.acceleration_errors(udot)
+    return udot, lam, G @ udot + bias, G
 
 
 # -- forces -----------------------------------------------------------------------------------------
@@ -274,8 +300,7 @@ def constraint_forces_from_multipliers(model, t, q, u, pos, vel, lam):
     F = jnp.zeros((topo.nbodies, 2, 3), dtype)
     f_u = jnp.zeros(topo.nu, dtype)
     f_q = jnp.zeros(topo.nq, dtype)
-    zero_u = jnp.zeros(topo.nu, dtype)
-    motion = acceleration_motion(model, t, q, u, pos, vel, zero_u)
+    motion = acceleration_motion(model, t, q, u, pos, vel)  # the linearization point; aerr is affine
     for group, params in zip(model.constraints.groups, model.parameters.constraint_params):
         k = _kinematics(model, group, params, motion)
         rows = group.array("rows")
@@ -286,7 +311,7 @@ def constraint_forces_from_multipliers(model, t, q, u, pos, vel, lam):
 
         _, vjp = jax.vjp(aerr, k.alpha, k.a, k.qdotdot, k.udot)
         torque_A, force_A, fq, fu = vjp(lam_g)
-        _, _, R_GA = _relative_pose(pos, group)
+        R_GA = pos.R_GB[jnp.asarray(group.ancestors, dtype=jnp.int32)]
         to_G = lambda x: jnp.einsum("kij,knj->kni", R_GA, x)  # noqa: E731
         F = F.at[group.array("bodies")].add(jnp.stack([to_G(torque_A), to_G(force_A)], -2))
         f_q = f_q.at[group.array("q_index")].add(fq)

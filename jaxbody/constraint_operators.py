@@ -166,7 +166,7 @@ class ConstraintOperatorsMixin:
         udot, A_GB = self.calc_acceleration_ignoring_constraints(state, mobility_forces, body_forces)
         if not self.constraints.m:
             return udot, A_GB
-        udot, _, _ = constraint_dynamics.solve_multipliers(self._constraint_ops(state), udot)
+        udot = constraint_dynamics.solve_multipliers(self._constraint_ops(state), udot)[0]
         return udot, self.calc_body_acceleration_from_udot(state, udot)
 
     def get_constraint_multipliers(self, state: State):

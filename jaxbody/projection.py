@@ -106,8 +106,8 @@ def _perr(model, t, q, enabled):
 
 
 def _pq(model, t, q, enabled, free_q):
-    """``Pq = dperr/dq`` (mp, nq) with prescribed/unused q columns zeroed."""
-    return jax.jacfwd(lambda qq: _perr(model, t, qq, enabled))(q) * free_q
+    """``Pq = dperr/dq`` (mp, nq) with prescribed/unused q columns zeroed: mp reverse sweeps (mp <= nq)."""
+    return jax.jacrev(lambda qq: _perr(model, t, qq, enabled))(q) * free_q
 
 
 def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):

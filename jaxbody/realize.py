@@ -63,12 +63,12 @@ def realize_acceleration(model, state: State) -> AccelerationCache:
             ops = constraint_dynamics.ConstraintOperators(
                 model, state.t, state.q, state.u, pos, vel, abi, state.constraint_enabled
             )
-            udot, lam, aerr = constraint_dynamics.solve_multipliers(ops, udot)
+            udot, lam, aerr, G = constraint_dynamics.solve_multipliers(ops, udot)
             A_GB = jacobians.multiply_by_system_jacobian(model, pos, udot) + vel.total_coriolis
             F_c, f_c = constraint_dynamics.constraint_forces_from_multipliers(
                 model, state.t, state.q, state.u, pos, vel, lam
             )
-            tau = constraint_dynamics.prescribed_motion_forces(model, pos, vel, dyn, udot, ops.multiply_by_g_transpose(lam))
+            tau = constraint_dynamics.prescribed_motion_forces(model, pos, vel, dyn, udot, G.T @ lam)
             extra = dict(acceleration_errors=aerr, multipliers=lam, constraint_body_forces=F_c, constraint_mobility_forces=f_c)
         qdotdot = mobilizer_batch.calc_qdotdot(model.topology, model.parameters, state.q, state.u, udot)
     return AccelerationCache(udot=udot, qdotdot=qdotdot, A_GB=A_GB, tau=tau, **extra)
