@@ -125,34 +125,29 @@ def _u_slots(topo, body):
     return np.arange(topo.u_start[body], topo.u_start[body] + topo.mobilizers[body].nu)
 
 
-def _motion_q(model, t):
-    """(nq,) q(t) of the position-level Motions, zeros elsewhere."""
+def _motion_values(model, level, t, q, u):
+    """Values of the Motions at ``level``, scattered into a zero vector: q(t) (nq,) at Position level,
+    u(t, q) (nu,) at Velocity level, udot(t, q, u) (nu,) at Acceleration level."""
     topo = model.topology
-    q = jnp.zeros(topo.nq, jnp.result_type(t))
-    for bm in _motions_at(model, Motion.Position):
-        slots = _q_slots(topo, bm.body)
-        q = q.at[slots].set(bm.motion.calc_value(slots.size, t, None, None))
-    return q
+    position = level == Motion.Position
+    out = jnp.zeros(topo.nq if position else topo.nu, jnp.result_type(t) if q is None else q.dtype)
+    slots_of = _q_slots if position else _u_slots
+    for bm in _motions_at(model, level):
+        slots = slots_of(topo, bm.body)
+        out = out.at[slots].set(bm.motion.calc_value(slots.size, t, q, u))
+    return out
+
+
+def _motion_q(model, t):
+    return _motion_values(model, Motion.Position, t, None, None)
 
 
 def _motion_u(model, t, q):
-    """(nu,) u(t, q) of the velocity-level Motions, zeros elsewhere."""
-    topo = model.topology
-    u = jnp.zeros(topo.nu, q.dtype)
-    for bm in _motions_at(model, Motion.Velocity):
-        slots = _u_slots(topo, bm.body)
-        u = u.at[slots].set(bm.motion.calc_value(slots.size, t, q, None))
-    return u
+    return _motion_values(model, Motion.Velocity, t, q, None)
 
 
 def _motion_udot(model, t, q, u):
-    """(nu,) udot(t, q, u) of the acceleration-level Motions, zeros elsewhere."""
-    topo = model.topology
-    udot = jnp.zeros(topo.nu, u.dtype)
-    for bm in _motions_at(model, Motion.Acceleration):
-        slots = _u_slots(topo, bm.body)
-        udot = udot.at[slots].set(bm.motion.calc_value(slots.size, t, q, u))
-    return udot
+    return _motion_values(model, Motion.Acceleration, t, q, u)
 
 
 def _d_dt(f, t):

@@ -36,7 +36,7 @@ def load_case(name):
     return case, results
 
 
-def _transform(d):
+def transform_from_json(d):
     return jb.Transform(jb.Rotation(np.array(d["R"]).reshape(3, 3)), np.array(d["p"]))
 
 
@@ -50,7 +50,7 @@ def build_case(case, use_euler_angles=True, with_constraints=False):
     for b in case["bodies"]:
         xx, yy, zz, xy, xz, yz = b["inertia_com"]
         mp = jb.MassProperties.from_central_inertia(b["mass"], b["com"], jb.Inertia(xx, yy, zz, xy, xz, yz))
-        args = (handles[b["parent"]], _transform(b["X_PF"]), jb.Body.Rigid(mp), _transform(b["X_BM"]))
+        args = (handles[b["parent"]], transform_from_json(b["X_PF"]), jb.Body.Rigid(mp), transform_from_json(b["X_BM"]))
         joint = b["joint"]
         if joint == "screw":
             mobod = jb.MobilizedBody.Screw(*args, pitch=b["joint_params"]["pitch"], name=b["name"])
@@ -80,7 +80,7 @@ def add_constraint(matter, handles, c):
     if kind == "rod":
         return jb.Constraint.Rod(handles[c["body1"]], c["station1"], handles[c["body2"]], c["station2"], c["length"])
     if kind == "weld":
-        return jb.Constraint.Weld(handles[c["body1"]], _transform(c["X_B1F"]), handles[c["body2"]], _transform(c["X_B2M"]))
+        return jb.Constraint.Weld(handles[c["body1"]], transform_from_json(c["X_B1F"]), handles[c["body2"]], transform_from_json(c["X_B2M"]))
     if kind == "point_on_line":
         return jb.Constraint.PointOnLine(
             handles[c["line_body"]], c["line_direction"], c["point_on_line"], handles[c["follower_body"]], c["follower_point"]

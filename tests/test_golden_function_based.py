@@ -5,10 +5,9 @@ Data: tests/golden/simbody/function_based*.json, written by tests/golden/generat
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 import jaxbody as jb
-from golden_cases import load_case
+from golden_cases import transform_from_json, load_case
 from test_golden_simbody import assert_close
 
 
@@ -18,10 +17,6 @@ def _function(spec):
     if spec["type"] == "sine":
         return lambda x: spec["amplitude"] * jnp.sin(spec["omega"] * x[0] + spec["phase"])
     return lambda x: jnp.asarray(spec["value"], dtype=float)
-
-
-def _transform(d):
-    return jb.Transform(jb.Rotation(np.array(d["R"]).reshape(3, 3)), np.array(d["p"]))
 
 
 def build(case):
@@ -35,7 +30,7 @@ def build(case):
         mp = jb.MassProperties.from_central_inertia(b["mass"], b["com"], jb.Inertia(xx, yy, zz, xy, xz, yz))
         axes = b["axes"]
         handles[b["name"]] = jb.MobilizedBody.FunctionBased(
-            handles[b["parent"]], _transform(b["X_PF"]), jb.Body.Rigid(mp), _transform(b["X_BM"]), b["n"],
+            handles[b["parent"]], transform_from_json(b["X_PF"]), jb.Body.Rigid(mp), transform_from_json(b["X_BM"]), b["n"],
             [_function(a["function"]) for a in axes],
             [[] if a["coordinate"] is None else [a["coordinate"]] for a in axes],
             rotation_axes=[a["axis"] for a in axes[:3]], translation_axes=[a["axis"] for a in axes[3:]],
