@@ -441,7 +441,7 @@ def random_catalogue_q(mobilizer, rng, shape=()):
         return rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)
 
     if name in ("LineOrientation", "FreeLine"):
-        stand_in = {"LineOrientation": jb.mobilizers.Ball, "FreeLine": jb.mobilizers.Free}[name](euler=mobilizer.euler)
+        stand_in = {"LineOrientation": jb._mobilizers.Ball, "FreeLine": jb._mobilizers.Free}[name](euler=mobilizer.euler)
         return random_mobilizer_q(stand_in, rng, shape)
     q = np.zeros(shape + (n,))
     if name == "BendStretch":
@@ -452,7 +452,7 @@ def random_catalogue_q(mobilizer, rng, shape=()):
         q[..., 1] = signed(0.5, 1.2)
         q[..., 2] = signed(0.2, 0.6)
     elif name in ("Bushing", "CantileverFreeBeam"):
-        q[..., :3] = random_mobilizer_q(jb.mobilizers.Gimbal(), rng, shape)
+        q[..., :3] = random_mobilizer_q(jb._mobilizers.Gimbal(), rng, shape)
         q[..., 3:] = rng.uniform(-0.5, 0.5, shape + (n - 3,))
     else:
         return random_mobilizer_q(mobilizer, rng, shape)

@@ -338,7 +338,7 @@ def test_constant_orientation_equals_linear_coordinate_couplers_on_a_gimbal():
         return system.realize_topology()
 
     q0 = np.array([0.2, -0.3, 0.4])
-    R = np.asarray(jb.spatial.rotation_from_body_fixed_xyz(jnp.asarray(q0)))
+    R = np.asarray(jb._math.spatial.rotation_from_body_fixed_xyz(jnp.asarray(q0)))
     a = build(lambda m, g: jb.Constraint.ConstantOrientation(m.Ground(), jb.Rotation(R), g, None))
     b = build(lambda m, g: [jb.Constraint.CoordinateCoupler(m, lambda x, p: x[0] - p[0], [g], [i], params=[q0[i]])
                             for i in range(3)])
@@ -350,7 +350,7 @@ def test_constant_orientation_equals_linear_coordinate_couplers_on_a_gimbal():
 
 
 def test_weld_mobilizer_equals_free_plus_weld_constraint():
-    X_PF = jb.Transform(jb.Rotation(np.asarray(jb.spatial.rotation_from_body_fixed_xyz(jnp.array([0.3, -0.2, 0.5])))),
+    X_PF = jb.Transform(jb.Rotation(np.asarray(jb._math.spatial.rotation_from_body_fixed_xyz(jnp.array([0.3, -0.2, 0.5])))),
                         [0.2, -0.4, 0.1])
     X_BM = jb.Transform([0.1, 0.2, -0.3])
     mp = jb.MassProperties.from_central_inertia(1.1, [0.2, 0.1, -0.1], jb.Inertia(0.1, 0.2, 0.15))
@@ -416,7 +416,7 @@ def test_cantilever_free_beam_equals_translation_gimbal_and_couplers():
     (t = ((2/3) L g1, -(2/3) L g0, L - (4/15) L (g0^2 + g1^2)))."""
     L = 0.7
     mp = jb.MassProperties.from_central_inertia(1.2, [0.1, 0.2, 0.3], jb.Inertia(0.1, 0.2, 0.15, 0.01, 0.0, 0.02))
-    X_PF = jb.Transform(jb.Rotation(np.asarray(jb.spatial.rotation_from_body_fixed_xyz(jnp.array([0.2, 0.1, -0.3])))),
+    X_PF = jb.Transform(jb.Rotation(np.asarray(jb._math.spatial.rotation_from_body_fixed_xyz(jnp.array([0.2, 0.1, -0.3])))),
                         [0.1, 0.0, 0.2])
     tip = [
         lambda x, p: x[0] - p[0] * 2 / 3 * x[4],

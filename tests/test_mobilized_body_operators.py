@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody import mobilizer_batch
-from jaxbody.mobilized_body_operators import MassPropertiesArrays
+from jaxbody._topology import mobilizer_groups
+from jaxbody._api.mobilized_body_operators import MassPropertiesArrays
 
 Stage = jb.Stage
 
@@ -221,7 +221,7 @@ class _Frames(NamedTuple):
 def _positions(model, q):
     """X_GB by composing X_PF X_FM X_MB down the tree, body by body (no tree scan, no caches)."""
     topo, prm = model.topology, model.parameters
-    R_FM, p_FM, _ = mobilizer_batch.calc_X_FM_and_H_FM(topo, prm, q)
+    R_FM, p_FM, _ = mobilizer_groups.calc_X_FM_and_H_FM(topo, prm, q)
     R, p = [jnp.eye(3, dtype=q.dtype)], [jnp.zeros(3, q.dtype)]
     for b in range(1, topo.nbodies):
         P = topo.parent[b]
@@ -265,7 +265,7 @@ def make_reference(model, args):
         return out
 
     def qdot_of(q, u):
-        return mobilizer_batch.multiply_by_n(model.topology, model.parameters, q, u)
+        return mobilizer_groups.multiply_by_n(model.topology, model.parameters, q, u)
 
     def first(q, u, t):
         F, dF = jax.jvp(positions, (q, t), (qdot_of(q, u), jnp.ones_like(t)))
@@ -569,7 +569,7 @@ def test_force_helpers_accumulate_and_map_through_J_transpose(setup):
             pos = _positions(model, q)
             return pos.R_GB, pos.p_GB
 
-        qd = mobilizer_batch.multiply_by_n(model.topology, model.parameters, state.q, u)
+        qd = mobilizer_groups.multiply_by_n(model.topology, model.parameters, state.q, u)
         (R, p), (dR, dp) = jax.jvp(frames, (state.q,), (qd,))
         P = 0.0
         for b, s, f, t, f0 in applied:

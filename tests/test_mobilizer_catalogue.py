@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody import mobilizers as mob
-from jaxbody.mobilizers import fitting
+from jaxbody import _mobilizers as mob
+from jaxbody._mobilizers import fitting
 
 import systems as S
 

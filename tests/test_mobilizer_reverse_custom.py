@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody import mobilizers as mob
-from jaxbody import spatial
+from jaxbody import _mobilizers as mob
+from jaxbody._math import spatial
 
 import systems as S
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody import mobilizers as mob
+from jaxbody import _mobilizers as mob
 
 import systems as S
 

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.optimize
 
 import jaxbody as jb
-from jaxbody import projection
+from jaxbody._constraints import projection
 from constraint_systems import fourbar_state, parallelogram_fourbar, zoo
 from systems import random_state
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody import spatial
+from jaxbody._math import spatial
 
 rng = np.random.default_rng(0)
 

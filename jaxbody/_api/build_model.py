@@ -1,0 +1,78 @@
+"""``system.realize_topology()``: freeze a host-side MultibodySystem into an immutable Model.
+
+Host Python only (never traced): reads the builder objects, checks nothing that
+the builders have not checked already, and lays the numbers out as Parameters
+leaves and the structure as the static Topology and ConstraintSet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._api.model import Model
+from jaxbody._constraints.layout import build_constraint_set
+from jaxbody._dynamics.motion import BoundMotion, Motion
+from jaxbody._dynamics.parameters import Parameters
+from jaxbody._topology.topology import Topology
+
+
+def build_model(system):
+    """Freeze a MultibodySystem (host Python) into a Model."""
+    matter = system.get_matter_subsystem()
+    bodies = matter._bodies
+    euler = matter.get_use_euler_angles()
+    topo = Topology(
+        parent=tuple(-1 if b.parent is None else b.parent.index for b in bodies),
+        mobilizers=tuple(b.mobilizer for b in bodies),
+        q_start=tuple(b.q_start for b in bodies),
+        u_start=tuple(b.u_start for b in bodies),
+        use_euler_angles=euler,
+        body_names=tuple(b.name for b in bodies),
+    )
+    mp = [b.body.mass_properties for b in bodies]
+    f = lambda x: jnp.asarray(np.asarray(x, dtype=float))  # noqa: E731
+    params = Parameters(
+        mass=f([m.mass for m in mp]),
+        com_B=f([m.com for m in mp]),
+        inertia_Bo_B=f([m.inertia.matrix for m in mp]),
+        R_PF=f([b.X_PF[0] for b in bodies]),
+        p_PF=f([b.X_PF[1] for b in bodies]),
+        R_BM=f([b.X_BM[0] for b in bodies]),
+        p_BM=f([b.X_BM[1] for b in bodies]),
+        mobilizer_params=tuple(
+            f(np.stack([bodies[i].params for i in g.bodies]).reshape(len(g.bodies), g.mobilizer.n_params))
+            for g in topo.groups
+        ),
+    )
+    constraints, constraint_params = _build_constraints(matter, topo)
+    params = dataclasses.replace(params, constraint_params=constraint_params)
+    elements = tuple(e._build() for fs in system._force_subsystems for e in fs._elements)
+    default_q = np.zeros(topo.nq)
+    for b, m in zip(bodies, topo.mobilizers):
+        default_q[b.q_start : b.q_start + m.nq_alloc] = m.default_q()
+    motions = tuple(BoundMotion(body=b.index, motion=b._motion) for b in bodies if b.has_motion())
+    locks = tuple(b.get_locked_by_default_level() for b in bodies)
+    default_lock_level = locks if any(level != Motion.NoLevel for level in locks) else ()
+    return Model(
+        topology=topo, parameters=params, forces=elements, default_q=f(default_q),
+        motions=motions, default_lock_level=default_lock_level, constraints=constraints,
+    )
+
+
+def _build_constraints(matter, topo):
+    """The static ConstraintSet and the per-group parameter arrays of the matter's constraints."""
+    specs = []
+    for c in matter._constraints:
+        q_slots = [m.q_start + i for m, i in c.q_select]
+        u_slots = [m.u_start + i for m, i in c.u_select]
+        specs.append((c.ctype, [b.index for b in c.bodies], q_slots, u_slots, c._ancestor_basis(), not c.disabled_by_default))
+    cset = build_constraint_set(specs, topo.parent)
+    cons = matter._constraints
+    params = tuple(
+        jnp.asarray(np.stack([cons[i].params for i in g.constraints]).reshape(len(g.constraints), g.ctype.n_params))
+        for g in cset.groups
+    )
+    return cset, params

@@ -1,0 +1,166 @@
+"""MobilizedBody mixin: adopting a Motion, locking, and per-body motion queries (catalogue 3.1-3.2).
+
+Topology-stage choices (``adopt_motion``, ``clear_motion``, ``lock_by_default``)
+are host-side and must precede ``system.realize_topology()``. Locks are
+Instance-stage State variables: ``lock``/``lock_at``/``unlock`` return new
+States (dropping every cache) and work under jit and vmap; the lock level
+argument is a Python int (``jb.Motion.Position`` etc.), the values are arrays.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from jaxbody._dynamics import prescribed
+from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
+from jaxbody._dynamics.motion import Motion, check_level
+from jaxbody._dynamics.state import State, require
+
+
+class MobilizedBodyMotion:
+    """Motion and lock API of MobilizedBody (Simbody names, snake_case)."""
+
+    _motion: Motion | None = None
+    _default_lock_level: int = Motion.NoLevel
+
+    # -- topology stage ----------------------------------------------------------
+
+    def _check_can_drive(self, what):
+        self.matter.system._check_not_frozen(f"{what} on {self.name}")
+        if self.is_ground() or self.get_num_u() == 0:
+            raise InvalidArgument(f"{self.name}: {what} needs a mobilizer with mobilities (not Ground or a Weld)")
+
+    def adopt_motion(self, motion: Motion) -> "MobilizedBodyMotion":
+        """Drive every mobility of this body with ``motion`` (replacing any earlier Motion). Before realize_topology."""
+        self._check_can_drive("adopt_motion")
+        if not isinstance(motion, Motion):
+            raise InvalidArgument(f"{self.name}: adopt_motion needs a jb.Motion (e.g. jb.Motion.Sinusoid(...)), got {type(motion).__name__}")
+        self._motion = motion._bind(self)
+        return self
+
+    def clear_motion(self) -> "MobilizedBodyMotion":
+        """Remove this body's Motion (its mobilities become free). Before realize_topology."""
+        self.matter.system._check_not_frozen(f"clear_motion on {self.name}")
+        self._motion = None
+        return self
+
+    def has_motion(self) -> bool:
+        return self._motion is not None
+
+    def get_motion(self) -> Motion:
+        if self._motion is None:
+            raise InvalidArgument(f"{self.name} has no Motion")
+        return self._motion
+
+    def lock_by_default(self, level=Motion.Position) -> "MobilizedBodyMotion":
+        """Lock this body in the default State (values from the default q and u = 0); NoLevel clears it."""
+        self._check_can_drive("lock_by_default")
+        self._default_lock_level = Motion.NoLevel if level == Motion.NoLevel else check_level(level)
+        return self
+
+    def get_locked_by_default_level(self) -> int:
+        return self._default_lock_level
+
+    # -- locks (State, Instance stage) --------------------------------------------------
+
+    def _q_all(self):
+        return slice(self.q_start, self.q_start + self.mobilizer_prototype.nq_alloc)
+
+    def _locks(self, state: State, level, lock_q=None, lock_u=None) -> State:
+        return state.set_locks(
+            state.lock_level.at[self.index].set(level),
+            state.lock_q if lock_q is None else state.lock_q.at[self._q_slice(state)].set(lock_q),
+            state.lock_u if lock_u is None else state.lock_u.at[self._u_slice()].set(lock_u),
+        )
+
+    def lock(self, state: State, level=Motion.Position) -> State:
+        """Lock at the current q (Position; u set to 0), the current u (Velocity) or udot = 0 (Acceleration)."""
+        level = check_level(level)
+        if self.get_num_u() == 0:
+            return state
+        if level == Motion.Position:
+            state = state.set_u(state.u.at[self._u_slice()].set(0.0))
+            return self._locks(state, level, lock_q=self.get_q_as_vector(state))
+        if level == Motion.Velocity:
+            return self._locks(state, level, lock_u=self.get_u_as_vector(state))
+        return self._locks(state, level, lock_u=jnp.zeros(self.get_num_u(), state.u.dtype))
+
+    def lock_at(self, state: State, value, level=Motion.Position) -> State:
+        """Lock at ``value``: q (Position; sets q, and u = 0), u (Velocity; sets u) or udot (Acceleration).
+
+        ``value``: a vector of the body's nq in use (Position) or nu, or a scalar for a one-q, one-u mobilizer.
+        """
+        level = check_level(level)
+        n = self.get_num_q(state) if level == Motion.Position else self.get_num_u()
+        value = jnp.asarray(value, state.q.dtype)
+        if value.ndim == 0 and self.get_num_q(state) == 1 and self.get_num_u() == 1:
+            value = value[None]
+        if value.shape != (n,):
+            raise InvalidArgument(f"{self.name}: lock_at value must have length {n} at this level, got shape {value.shape}")
+        if level == Motion.Position:
+            state = self.set_q_from_vector(state, value)
+            state = state.set_u(state.u.at[self._u_slice()].set(0.0))
+            return self._locks(state, level, lock_q=value)
+        if level == Motion.Velocity:
+            return self._locks(self.set_u_from_vector(state, value), level, lock_u=value)
+        return self._locks(state, level, lock_u=value)
+
+    def unlock(self, state: State) -> State:
+        """Remove this body's lock (its Motion, if any, takes over again)."""
+        return state.set_locks(state.lock_level.at[self.index].set(Motion.NoLevel), state.lock_q, state.lock_u)
+
+    def is_locked(self, state: State):
+        """bool array: whether this body is locked in ``state``."""
+        return state.lock_level[self.index] != Motion.NoLevel
+
+    def get_lock_level(self, state: State):
+        """int array: the lock level, or Motion.NoLevel (-1)."""
+        return state.lock_level[self.index]
+
+    def get_lock_value_as_vector(self, state: State):
+        """The locked q (Position, nq in use), u (Velocity) or udot (Acceleration); empty if unlocked.
+
+        The length depends on the level, so this needs a concrete State (inside jit read
+        ``state.lock_q`` / ``state.lock_u`` with get_lock_level).
+        """
+        try:
+            level = int(state.lock_level[self.index])
+        except Exception:  # a tracer: the length would be data dependent
+            raise InvalidArgument(
+                f"{self.name}: get_lock_value_as_vector needs a concrete State; under jit read state.lock_q / state.lock_u"
+            ) from None
+        if level == Motion.NoLevel:
+            return jnp.zeros(0, state.q.dtype)
+        if level == Motion.Position:
+            return state.lock_q[self._q_slice(state)]
+        return state.lock_u[self._u_slice()]
+
+    # -- per-body motion queries -----------------------------------------------------------
+
+    def _methods(self, state: State):
+        model = self.matter.system._model
+        if model is None:
+            raise InvalidArgument(f"{self.name}: motion methods need the realized topology (system.realize_topology())")
+        return prescribed.calc_motion_methods(model, state)[self.index]
+
+    def get_q_motion_method(self, state: State):
+        """Motion.Zero / Prescribed / Free (int array) for this body's q in ``state``."""
+        return self._methods(state)[0]
+
+    def get_u_motion_method(self, state: State):
+        return self._methods(state)[1]
+
+    def get_udot_motion_method(self, state: State):
+        return self._methods(state)[2]
+
+    def get_tau_as_vector(self, state: State):
+        """(nu,) this mobilizer's prescribed-motion forces tau (zero if free). Requires Acceleration."""
+        return require(state, Stage.Acceleration, "get_tau_as_vector").acceleration.tau[self._u_slice()]
+
+    def get_one_tau(self, state: State, which: int):
+        self._check_u_index(which)
+        return self.get_tau_as_vector(state)[which]
+
+
+__all__ = ["MobilizedBodyMotion"]

@@ -1,0 +1,45 @@
+"""Parameters: every number of a realized system that a user might sweep or differentiate.
+
+``system.realize_topology()`` builds them (jaxbody._api.build_model). Every number a user might sweep or
+differentiate is an array leaf here, so ``jax.vmap`` over a batch of models
+and ``jax.grad`` with respect to a model work without recompiling; only a
+change of topology retraces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import equinox as eqx
+import jax.numpy as jnp
+
+
+
+class Parameters(eqx.Module):
+    """Per-body constants (rows: bodies, Ground first).
+
+    mass (nbodies,) kg; com_B (nbodies, 3) mass center in B; inertia_Bo_B
+    (nbodies, 3, 3) inertia about Bo in B; R_PF, p_PF the inboard frames X_PF;
+    R_BM, p_BM the outboard frames X_BM; mobilizer_params: per mobilizer
+    group (Topology.groups), (k, n_params) arrays (screw pitch, ellipsoid radii);
+    constraint_params: per constraint group (Model.constraints.groups), (k, n_params) arrays
+    (stations, directions, lengths, ...; see each constraint type).
+    """
+
+    mass: jnp.ndarray
+    com_B: jnp.ndarray
+    inertia_Bo_B: jnp.ndarray
+    R_PF: jnp.ndarray
+    p_PF: jnp.ndarray
+    R_BM: jnp.ndarray
+    p_BM: jnp.ndarray
+    mobilizer_params: tuple
+    constraint_params: tuple = ()
+
+
+def replace_parameters(model, **changes):
+    """A copy of ``model`` with some Parameters fields replaced (same topology: no recompilation)."""
+    return dataclasses.replace(model, parameters=dataclasses.replace(model.parameters, **changes))
+
+
+__all__ = ["Parameters", "replace_parameters"]

@@ -1,0 +1,277 @@
+"""The immutable State pytree and its per-stage caches.
+
+A State holds what evolves (t, q, u, z), the applied forces a user sets on
+it (Simbody's DiscreteForces), and one cache per realized stage. Setters
+return a new State with the caches that the change invalidates dropped, as
+Simbody invalidates stages: q drops Position and later, u drops Velocity and
+later, t drops everything from Time on, z and applied forces drop Dynamics
+and later. A dropped cache is ``None``; reading it raises StageViolation
+during tracing, so a stale cache can never be read through the API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument, StageViolation
+
+
+class PositionCache(eqx.Module):
+    """Position kinematics, all per body (nbodies rows, Ground first), in Ground unless named.
+
+    R_FM, p_FM: mobilizer transform X_FM (nbodies, 3, 3), (nbodies, 3).
+    R_GB, p_GB: body transforms X_GB.
+    p_PB_G: vector from parent origin to body origin, in G (nbodies, 3).
+    H_FM: hinge matrix in F, (nbodies, 6, nu_max), padded columns zero.
+    H_PB_G: hinge matrix mapping u to V_PB in G, (nbodies, 6, nu_max).
+    r_MB_F: ``R_FM p_MB``, from Mo to Bo expressed in F (nbodies, 3).
+    R_GF: rotation of the inboard frame F in G.
+    Mk_G: spatial inertia about Bo in G (nbodies, 6, 6).
+    p_GBc: mass-center locations in G (nbodies, 3).
+    quaternion_errors: |q| - 1 per quaternion in use, in Simbody's pool order.
+    position_errors: constraint position errors perr (mp,), Simbody's order; 0 for disabled constraints.
+    """
+
+    R_FM: jnp.ndarray
+    p_FM: jnp.ndarray
+    R_GB: jnp.ndarray
+    p_GB: jnp.ndarray
+    p_PB_G: jnp.ndarray
+    H_FM: jnp.ndarray
+    H_PB_G: jnp.ndarray
+    r_MB_F: jnp.ndarray
+    R_GF: jnp.ndarray
+    Mk_G: jnp.ndarray
+    p_GBc: jnp.ndarray
+    quaternion_errors: jnp.ndarray
+    position_errors: jnp.ndarray | None = None
+
+
+class VelocityCache(eqx.Module):
+    """Velocity kinematics (all spatial vectors (nbodies, 2, 3), at Bo, in G).
+
+    qdot: (nq,). V_GB: body spatial velocities. V_PB_G: ``H u`` (velocity across
+    each mobilizer, in G). V_FM: mobilizer velocity in F. HDot_PB_G: (nbodies, 6,
+    nu_max). mobilizer_coriolis: A_b. total_coriolis: ``Jdot u``, the body
+    accelerations at udot = 0. gyroscopic: b. centrifugal: ``Mk a + b``.
+    velocity_errors: constraint velocity errors (pverr, verr) (mp + mv,); 0 for disabled constraints.
+    """
+
+    qdot: jnp.ndarray
+    V_GB: jnp.ndarray
+    V_PB_G: jnp.ndarray
+    V_FM: jnp.ndarray
+    HDot_PB_G: jnp.ndarray
+    mobilizer_coriolis: jnp.ndarray
+    total_coriolis: jnp.ndarray
+    gyroscopic: jnp.ndarray
+    centrifugal: jnp.ndarray
+    velocity_errors: jnp.ndarray | None = None
+
+
+class DynamicsCache(eqx.Module):
+    """Forces and articulated-body inertias.
+
+    body_forces: total applied spatial forces (nbodies, 2, 3) at Bo in G (force
+    elements plus the State's applied body forces). mobility_forces: (nu,).
+    potential_energy: scalar. P, D_inv, G: articulated-body inertia (nbodies,
+    6, 6), inverse of ``H^T P H`` (nbodies, nu_max, nu_max) and ``P H D^-1``
+    (nbodies, 6, nu_max); for a body whose udot is known, P passes through
+    (``P+ = P``), D_inv is the identity and G is zero. udot_known: (nbodies,)
+    bool, the bodies whose udots are known (locked or driven by a Motion).
+    udot_prescribed: (nu,) the known udots (Simbody's presUDot pool, unpacked;
+    zero on free mobilities).
+    """
+
+    body_forces: jnp.ndarray
+    mobility_forces: jnp.ndarray
+    potential_energy: jnp.ndarray
+    P: jnp.ndarray
+    D_inv: jnp.ndarray
+    G: jnp.ndarray
+    udot_known: jnp.ndarray
+    udot_prescribed: jnp.ndarray
+
+
+class AccelerationCache(eqx.Module):
+    """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G.
+
+    tau (nu,): Simbody's prescribed-motion forces (motion multipliers) unpacked
+    into u slots, zero on free mobilities; they sit on the left of
+    ``M udot + tau = f - c``, so the applied force that produces the motion is -tau.
+
+    With constraints also acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the
+    constraint forces ``G^T lambda = J^T constraint_body_forces + constraint_mobility_forces`` ((nbodies, 2, 3)
+    at Bo in G, (nu,)), with the sign of G^T lambda (the negative of what the constraints apply).
+    """
+
+    udot: jnp.ndarray
+    qdotdot: jnp.ndarray
+    A_GB: jnp.ndarray
+    tau: jnp.ndarray
+    acceleration_errors: jnp.ndarray | None = None
+    multipliers: jnp.ndarray | None = None
+    constraint_body_forces: jnp.ndarray | None = None
+    constraint_mobility_forces: jnp.ndarray | None = None
+
+
+_CACHE_FIELDS = ("position", "velocity", "dynamics", "acceleration")
+_CACHE_STAGE = {
+    "position": Stage.Position,
+    "velocity": Stage.Velocity,
+    "dynamics": Stage.Dynamics,
+    "acceleration": Stage.Acceleration,
+}
+
+
+class State(eqx.Module):
+    """Time, generalized coordinates and speeds, auxiliary states, applied forces, stage caches.
+
+    t: scalar (s). q: (nq,) laid out as Simbody's State q (see README, "q
+    layout"). u: (nu,). z: (nz,). mobility_forces: applied generalized forces
+    (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
+    origin, in Ground (Ground's row is ignored). use_euler_angles: how q's
+    orientation slots are to be read (static; must match the model realizing it).
+    Locks (Instance-stage variables, see jaxbody.locking): lock_level (nbodies,)
+    int32 per body, a Motion level or Motion.NoLevel (-1, unlocked); lock_q (nq,)
+    the locked q of position-level locks; lock_u (nu,) the locked u (velocity
+    level) or udot (acceleration level). Arrays, so one compiled function serves
+    states with different locks.
+    constraint_enabled: (nconstraints,) bool, which constraints are enforced (Simbody's
+    Constraint::disable/enable; an Instance-stage change: setting it drops every cache).
+    """
+
+    t: jnp.ndarray
+    q: jnp.ndarray
+    u: jnp.ndarray
+    z: jnp.ndarray
+    mobility_forces: jnp.ndarray
+    body_forces: jnp.ndarray
+    constraint_enabled: jnp.ndarray
+    lock_level: jnp.ndarray
+    lock_q: jnp.ndarray
+    lock_u: jnp.ndarray
+    use_euler_angles: bool = eqx.field(static=True, default=False)
+    position: PositionCache | None = None
+    velocity: VelocityCache | None = None
+    dynamics: DynamicsCache | None = None
+    acceleration: AccelerationCache | None = None
+
+    # -- stage bookkeeping ----------------------------------------------------
+
+    def get_system_stage(self) -> Stage:
+        """Highest stage whose cache is valid (Time when nothing is realized)."""
+        stage = Stage.Time
+        for name in _CACHE_FIELDS:
+            if getattr(self, name) is None:
+                break
+            stage = _CACHE_STAGE[name]
+        return stage
+
+    def _drop_from(self, first: str) -> "State":
+        keep = {}
+        dropping = False
+        for name in _CACHE_FIELDS:
+            dropping = dropping or name == first
+            keep[name] = None if dropping else getattr(self, name)
+        return _replace(self, **keep)
+
+    # -- setters (each returns a new State) ----------------------------------
+
+    def set_time(self, t) -> "State":
+        return _replace(self._drop_from("position"), t=jnp.asarray(t, self.t.dtype))
+
+    def set_q(self, q) -> "State":
+        q = jnp.asarray(q, self.q.dtype)
+        _check_shape(q, self.q.shape, "q")
+        return _replace(self._drop_from("position"), q=q)
+
+    def set_u(self, u) -> "State":
+        u = jnp.asarray(u, self.u.dtype)
+        _check_shape(u, self.u.shape, "u")
+        return _replace(self._drop_from("velocity"), u=u)
+
+    def set_z(self, z) -> "State":
+        z = jnp.asarray(z, self.z.dtype)
+        _check_shape(z, self.z.shape, "z")
+        return _replace(self._drop_from("dynamics"), z=z)
+
+    def set_mobility_forces(self, f) -> "State":
+        """Set the applied generalized forces (nu,); drops Dynamics and later."""
+        f = jnp.asarray(f, self.mobility_forces.dtype)
+        _check_shape(f, self.mobility_forces.shape, "mobility_forces")
+        return _replace(self._drop_from("dynamics"), mobility_forces=f)
+
+    def set_body_forces(self, F) -> "State":
+        """Set the applied body spatial forces (nbodies, 2, 3) at Bo in G; drops Dynamics and later."""
+        F = jnp.asarray(F, self.body_forces.dtype)
+        _check_shape(F, self.body_forces.shape, "body_forces")
+        return _replace(self._drop_from("dynamics"), body_forces=F)
+
+    def set_constraint_enabled(self, enabled) -> "State":
+        """Set which constraints are enforced, (nconstraints,) bool; drops every cache (Instance stage)."""
+        enabled = jnp.asarray(enabled, bool)
+        _check_shape(enabled, self.constraint_enabled.shape, "constraint_enabled")
+        return _replace(self._drop_from("position"), constraint_enabled=enabled)
+
+    def set_locks(self, lock_level, lock_q, lock_u) -> "State":
+        """Replace every lock (an Instance-stage change: drops all caches)."""
+        lock_level = jnp.asarray(lock_level, self.lock_level.dtype)
+        lock_q = jnp.asarray(lock_q, self.lock_q.dtype)
+        lock_u = jnp.asarray(lock_u, self.lock_u.dtype)
+        _check_shape(lock_level, self.lock_level.shape, "lock_level")
+        _check_shape(lock_q, self.lock_q.shape, "lock_q")
+        _check_shape(lock_u, self.lock_u.shape, "lock_u")
+        return _replace(self._drop_from("position"), lock_level=lock_level, lock_q=lock_q, lock_u=lock_u)
+
+    # -- simple getters -------------------------------------------------------
+
+    def get_time(self):
+        return self.t
+
+    def get_q(self):
+        return self.q
+
+    def get_u(self):
+        return self.u
+
+    def get_z(self):
+        return self.z
+
+    def get_nq(self) -> int:
+        return self.q.shape[-1]
+
+    def get_nu(self) -> int:
+        return self.u.shape[-1]
+
+    def get_q_dot(self):
+        return require(self, Stage.Velocity, "State.get_q_dot").velocity.qdot
+
+    def get_u_dot(self):
+        return require(self, Stage.Acceleration, "State.get_u_dot").acceleration.udot
+
+    def get_q_dot_dot(self):
+        return require(self, Stage.Acceleration, "State.get_q_dot_dot").acceleration.qdotdot
+
+
+def _replace(state: State, **changes) -> State:
+    return dataclasses.replace(state, **changes)
+
+
+def _check_shape(x, shape, what):
+    if x.shape != shape:
+        raise InvalidArgument(f"{what} must have shape {shape}, got {x.shape}")
+
+
+def require(state: State, stage: Stage, operation: str) -> State:
+    """Raise StageViolation (at trace time) unless ``state`` is realized to ``stage``."""
+    if state.get_system_stage() < stage:
+        raise StageViolation(
+            f"{operation} needs the state realized to Stage.{stage.name}; "
+            f"it is at Stage.{state.get_system_stage().name}. Call model.realize(state, jb.Stage.{stage.name}) first."
+        )
+    return state

@@ -1,0 +1,126 @@
+"""Mass properties as Simbody defines them, validated on the host.
+
+Simbody's ``MassProperties(m, com, inertia)`` takes the inertia **about the
+body origin Bo**, expressed in the body frame B (not about the mass center).
+``Inertia(xx, yy, zz, xy, xz, yz)`` takes matrix elements: the matrix is
+``[[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]`` so products of inertia carry
+their minus sign already.
+
+These classes are host-side construction values (numpy float64). The model
+stores them as array leaves; traced code works on those arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxbody.errors import InvalidArgument, InvalidInertia
+
+# Relative tolerance for the physical-validity checks (Simbody uses a few eps).
+_TOL = 1e-10
+
+
+def _vec3(x, what):
+    a = np.asarray(x, dtype=float)
+    if a.shape != (3,):
+        raise InvalidArgument(f"{what} must have 3 elements, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise InvalidArgument(f"{what} must be finite, got {a}")
+    return a
+
+
+def check_inertia_matrix(I, what="inertia"):
+    """Raise InvalidInertia unless I is symmetric, PSD-diagonal and obeys the triangle inequalities."""
+    I = np.asarray(I, dtype=float)
+    if I.shape != (3, 3) or not np.all(np.isfinite(I)):
+        raise InvalidInertia(f"{what} must be a finite 3x3 matrix, got {I!r}")
+    scale = max(1.0, float(np.max(np.abs(I))))
+    if not np.allclose(I, I.T, rtol=0, atol=_TOL * scale):
+        raise InvalidInertia(f"{what} is not symmetric: {I.tolist()}")
+    d = np.diag(I)
+    tol = _TOL * scale
+    if np.any(d < -tol):
+        raise InvalidInertia(f"{what} has a negative moment of inertia: diagonal {d.tolist()}")
+    if d[0] + d[1] < d[2] - tol or d[0] + d[2] < d[1] - tol or d[1] + d[2] < d[0] - tol:
+        raise InvalidInertia(f"{what} violates the triangle inequality: diagonal {d.tolist()}")
+    if np.min(np.linalg.eigvalsh(0.5 * (I + I.T))) < -tol:
+        raise InvalidInertia(f"{what} is not positive semidefinite: {I.tolist()}")
+    return I
+
+
+class Inertia:
+    """Rotational inertia matrix from Simbody's six matrix elements (kg m^2).
+
+    ``Inertia(xx, yy, zz, xy=0, xz=0, yz=0)``; ``Inertia(moment)`` for a
+    scalar (``moment * I``) and ``Inertia([xx, yy, zz])`` for principal
+    moments are accepted as in Simbody.
+    """
+
+    def __init__(self, xx, yy=None, zz=None, xy=0.0, xz=0.0, yz=0.0):
+        if yy is None and zz is None:
+            a = np.asarray(xx, dtype=float)
+            xx, yy, zz = (a, a, a) if a.ndim == 0 else _vec3(a, "Inertia moments")
+        m = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]], dtype=float)
+        self.matrix = check_inertia_matrix(m)
+
+    @classmethod
+    def from_matrix(cls, I):
+        I = check_inertia_matrix(I)
+        return cls(I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])
+
+    @staticmethod
+    def point_mass_inertia(mass, p):
+        """Inertia about the origin of a point mass at p: ``m (|p|^2 1 - p p^T)``."""
+        p = _vec3(p, "point")
+        return mass * (np.dot(p, p) * np.eye(3) - np.outer(p, p))
+
+    def shift_from_mass_center(self, p, mass) -> "Inertia":
+        """Simbody's shiftFromMassCenter: self is the central inertia; return it about a point O.
+
+        ``p`` is the mass center measured from O (``p_OBc``); the result is
+        ``I_c + m (|p|^2 1 - p p^T)``.
+        """
+        return Inertia.from_matrix(self.matrix + self.point_mass_inertia(mass, p))
+
+    def shift_to_mass_center(self, p, mass) -> "Inertia":
+        """Inverse of shift_from_mass_center; raises InvalidInertia if the result is unphysical."""
+        return Inertia.from_matrix(self.matrix - self.point_mass_inertia(mass, p))
+
+    def as_elements(self):
+        I = self.matrix
+        return np.array([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])
+
+    def __repr__(self):
+        return f"Inertia({', '.join(f'{x:g}' for x in self.as_elements())})"
+
+
+class MassProperties:
+    """Simbody's MassProperties: mass (kg), mass center ``p_BBc`` in B (m), inertia about Bo in B.
+
+    Raises InvalidInertia for negative or non-finite mass, or when the
+    inertia about the mass center implied by the arguments is unphysical.
+    """
+
+    def __init__(self, mass, com=(0.0, 0.0, 0.0), inertia=None):
+        mass = float(mass)
+        if not np.isfinite(mass) or mass < 0:
+            raise InvalidInertia(f"mass must be finite and >= 0, got {mass}")
+        self.mass = mass
+        self.com = _vec3(com, "mass center")
+        if inertia is None:
+            inertia = Inertia(0.0)
+        elif not isinstance(inertia, Inertia):
+            inertia = Inertia.from_matrix(inertia)
+        self.inertia = inertia
+        central = inertia.matrix - Inertia.point_mass_inertia(mass, self.com)
+        check_inertia_matrix(central, "inertia about the mass center")
+
+    @classmethod
+    def from_central_inertia(cls, mass, com, central_inertia):
+        """Build from the inertia about the mass center (as OpenSim and URDF give it)."""
+        if not isinstance(central_inertia, Inertia):
+            central_inertia = Inertia.from_matrix(central_inertia)
+        return cls(mass, com, central_inertia.shift_from_mass_center(com, mass))
+
+    def __repr__(self):
+        return f"MassProperties(mass={self.mass:g}, com={self.com.tolist()}, inertia={self.inertia!r})"

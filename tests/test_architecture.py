@@ -1,0 +1,94 @@
+"""The package layout is the architecture: layers import downward only, no import cycle, small modules.
+
+Layers, lowest first (docs/architecture.md): ``_typing``/``errors`` < ``_math`` < ``_mobilizers`` < ``_topology``
+< ``_dynamics`` < ``_constraints`` < ``_realize`` < ``_integrators`` < ``_api`` < the ``jaxbody`` facade and ``cli``.
+A module may import its own layer and lower ones. Read from the source text (every ``jaxbody`` import,
+including ones inside functions), so the test needs no import of jaxbody.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "jaxbody"
+LAYERS = ["_typing", "errors", "_math", "_mobilizers", "_topology", "_dynamics", "_constraints", "_realize",
+          "_integrators", "_api", "cli", "__init__"]
+MAX_LINES = 400
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules():
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(path: pathlib.Path, modules) -> set[str]:
+    """jaxbody modules imported by ``path`` (``from jaxbody.a import b`` counts jaxbody.a.b when b is a module)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "jaxbody":
+            assert node.level == 0, f"{path}: use absolute jaxbody imports"
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in modules else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "jaxbody")
+    return found
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.index(parts[1] if len(parts) > 1 else "__init__")
+
+
+def test_layers_import_downward_only():
+    modules = _modules()
+    upward = [
+        f"{m} (layer {LAYERS[_layer(m)]}) imports {i} (layer {LAYERS[_layer(i)]})"
+        for m, p in modules.items() for i in _imports(p, modules)
+        if i != "jaxbody" and _layer(i) > _layer(m)
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_cycle():
+    modules = _modules()
+    graph = {m: {i for i in _imports(p, modules) if i in modules and i != m} for m, p in modules.items()}
+    # A package __init__ re-exporting its own modules is not a cycle of the code.
+    graph = {m: {i for i in deps if not m.startswith(i + ".")} for m, deps in graph.items()}
+    state, cycles = {}, []
+
+    def visit(m, stack):
+        state[m] = 1
+        for n in graph[m]:
+            if state.get(n) == 1:
+                cycles.append(stack[stack.index(n):] + [n])
+            elif n not in state:
+                visit(n, stack + [n])
+        state[m] = 2
+
+    for m in graph:
+        if m not in state:
+            visit(m, [m])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_modules_are_small():
+    large = {m: n for m, p in _modules().items() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not large, f"modules over {MAX_LINES} lines: {large}"
+
+
+def test_the_checks_can_fail():
+    """The layer and cycle detectors flag a planted upward import and a planted cycle."""
+    assert _layer("jaxbody._math.spatial") < _layer("jaxbody._api.model")
+    modules = {"jaxbody._math.a": None, "jaxbody._math.b": None}
+    tree = ast.parse("from jaxbody._math import b\nfrom jaxbody._api.model import Model\n")
+    names = {f"{n.module}.{a.name}" if f"{n.module}.{a.name}" in modules else n.module for n in tree.body for a in n.names}
+    assert names == {"jaxbody._math.b", "jaxbody._api.model"}
+    assert any(_layer(i) > _layer("jaxbody._math.a") for i in names)
