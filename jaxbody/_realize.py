@@ -18,14 +18,11 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from jaxbody._dynamics import articulated
 from jaxbody._constraints import dynamics as constraint_dynamics
-from jaxbody._dynamics import jacobians
-from jaxbody._dynamics import kinematics
-from jaxbody._topology import mobilizer_groups
-from jaxbody._dynamics import prescribed
-from jaxbody._typing import Stage
+from jaxbody._dynamics import articulated, jacobians, kinematics, prescribed
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
+from jaxbody._topology import mobilizer_groups
+from jaxbody._typing import Stage
 
 
 def calc_force_element_sums(model, state: State):

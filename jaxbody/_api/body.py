@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxbody.errors import InvalidArgument
 from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody._math.spatial import Rotation, Transform
+from jaxbody.errors import InvalidArgument
 
 
 class Body:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics import forces as fe
-from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
-from jaxbody.errors import InvalidArgument
 from jaxbody._api.mobilized_body import MobilizedBody
+from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
+from jaxbody._dynamics import forces as fe
+from jaxbody.errors import InvalidArgument
 
 
 def _vec3(x, what):

@@ -13,11 +13,15 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbody._api.operator import operator
 from jaxbody._constraints import dynamics as constraint_dynamics
+from jaxbody._constraints.dynamics import (
+    ConstraintOperators,
+    VelocityConstraintOperators,
+)
+from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
-from jaxbody._constraints.dynamics import ConstraintOperators, VelocityConstraintOperators
-from jaxbody._dynamics.state import State, require
 
 
 class ConstraintOperatorsMixin:
@@ -38,6 +42,7 @@ class ConstraintOperatorsMixin:
 
     # -- errors ------------------------------------------------------------------------------------
 
+    @operator(jit=True)
     def calc_constraint_position_errors(self, state: State):
         """perr (mp,) for the State's q (requires nothing: realizes Position kinematics itself)."""
         from jaxbody._dynamics.kinematics import realize_position
@@ -46,152 +51,164 @@ class ConstraintOperatorsMixin:
         mask = self._row_mask(state)[: self.constraints.mp]
         return constraint_dynamics.position_errors(self, state.t, state.q, pos) * mask
 
+    @operator(Stage.Position, jit=True)
     def calc_constraint_velocity_errors(self, state: State, u):
         """(pverr, verr) (mp + mv,) for speeds u (requires Position)."""
-        require(state, Stage.Position, "calc_constraint_velocity_errors")
         c = self.constraints
         mask = self._row_mask(state)[: c.mp + c.mv]
         return constraint_dynamics.velocity_errors(self, state.t, state.q, state.position, jnp.asarray(u)) * mask
 
+    @operator(Stage.Velocity, jit=True)
     def calc_constraint_acceleration_errors(self, state: State, udot):
         """``G udot + bias`` (m,) for any udot (requires Velocity)."""
-        require(state, Stage.Velocity, "calc_constraint_acceleration_errors")
         return self._constraint_ops(state).acceleration_errors(self._mobility(udot, "udot"))
 
+    @operator(Stage.Position, jit=True)
     def get_q_err(self, state: State):
         """Simbody's qErr: constraint position errors then quaternion norm errors (requires Position)."""
-        pos = require(state, Stage.Position, "get_q_err").position
+        pos = state.position
         perr = pos.position_errors if pos.position_errors is not None else jnp.zeros(0, state.q.dtype)
         return jnp.concatenate([perr, pos.quaternion_errors])
 
+    @operator(Stage.Velocity, jit=True)
     def get_u_err(self, state: State):
         """Simbody's uErr: (pverr, verr) (mp + mv,) (requires Velocity)."""
-        vel = require(state, Stage.Velocity, "get_u_err").velocity
+        vel = state.velocity
         return vel.velocity_errors if vel.velocity_errors is not None else jnp.zeros(0, state.q.dtype)
 
+    @operator(Stage.Acceleration, jit=True)
     def get_udot_err(self, state: State):
         """Simbody's udotErr: acceleration errors (m,) after forward dynamics (requires Acceleration)."""
-        acc = require(state, Stage.Acceleration, "get_udot_err").acceleration
+        acc = state.acceleration
         return acc.acceleration_errors if acc.acceleration_errors is not None else jnp.zeros(0, state.q.dtype)
 
     # -- G = [P; V; A] ---------------------------------------------------------------------------------
 
+    @operator(Stage.Velocity, jit=True)
     def multiply_by_g(self, state: State, ulike, bias=None):
         """``G ulike`` (m,) (requires Velocity). ``bias`` (from calc_bias_for_multiply_by_g) is accepted for
         Simbody's signature; the product is exact either way (a forward-mode derivative)."""
-        require(state, Stage.Velocity, "multiply_by_g")
         return self._constraint_ops(state).multiply_by_g(self._mobility(ulike, "ulike"))
 
+    @operator(Stage.Velocity, jit=True)
     def calc_bias_for_multiply_by_g(self, state: State):
         """Simbody's bias for multiplyByG: pverr(u = 0) on holonomic rows, vaerr/aerr(udot = 0) on the rest."""
-        require(state, Stage.Velocity, "calc_bias_for_multiply_by_g")
         return self._constraint_ops(state).bias_for_multiply_by_g()
 
+    @operator(Stage.Velocity, jit=True)
     def calc_bias_for_acceleration_constraints(self, state: State):
         """Acceleration errors at udot = 0 (m,), so ``G udot + bias = aerr`` (requires Velocity)."""
-        require(state, Stage.Velocity, "calc_bias_for_acceleration_constraints")
         return self._constraint_ops(state).acceleration_bias
 
+    @operator(Stage.Velocity, jit=True)
     def calc_g(self, state: State):
         """G (m, nu) (requires Velocity). O(m n)."""
-        require(state, Stage.Velocity, "calc_g")
         return self._constraint_ops(state).calc_g()
 
+    @operator(Stage.Velocity, jit=True)
     def multiply_by_g_transpose(self, state: State, lam):
         """``G^T lambda`` (nu,) (requires Velocity). O(n)."""
-        require(state, Stage.Velocity, "multiply_by_g_transpose")
         return self._constraint_ops(state).multiply_by_g_transpose(self._vec(lam, self.constraints.m, "lambda"))
 
+    @operator(jit=True)
     def calc_g_transpose(self, state: State):
         """G^T (nu, m), built from constraint forces (requires Velocity)."""
         return self.calc_g(state).T
 
     # -- P, Pq -----------------------------------------------------------------------------------------
 
+    @operator(Stage.Position, jit=True)
     def calc_pv(self, state: State):
         """[P; V] (mp + mv, nu): velocity-level constraint matrix (requires Position)."""
-        require(state, Stage.Position, "calc_pv")
         return _velocity_ops(self, state).calc_pv()
 
+    @operator(jit=True)
     def calc_p(self, state: State):
         """P (mp, nu): holonomic rows, ``pverr = P u + c(t)`` (requires Position)."""
         return self.calc_pv(state)[: self.constraints.mp]
 
+    @operator(jit=True)
     def calc_pt(self, state: State):
         return self.calc_p(state).T
 
+    @operator(jit=True)
     def calc_pq(self, state: State):
         """``Pq = P N^-1`` (mp, nq), so ``Pq N = P`` (requires Position)."""
         P = self.calc_p(state)
         n_inv_t = lambda row: mobilizer_groups.multiply_by_n_inv_transpose(self.topology, self.parameters, state.q, row)  # noqa: E731
         return jax.vmap(n_inv_t)(P)
 
+    @operator(jit=True)
     def calc_pq_transpose(self, state: State):
         return self.calc_pq(state).T
 
+    @operator(Stage.Position, jit=True)
     def calc_bias_for_multiply_by_pq(self, state: State):
         """pverr at u = 0 (mp,): the explicit time dependence c(t) (requires Position)."""
-        require(state, Stage.Position, "calc_bias_for_multiply_by_pq")
         return _velocity_ops(self, state).velocity_bias[: self.constraints.mp]
 
+    @operator(Stage.Position, jit=True)
     def multiply_by_pq(self, state: State, qlike, bias=None):
         """``Pq qlike`` (mp,) (requires Position). ``bias`` accepted for Simbody's signature."""
-        require(state, Stage.Position, "multiply_by_pq")
         ulike = self.multiply_by_n_inv(state, self._vec(qlike, self.topology.nq, "qlike"))
         return self.calc_p(state) @ ulike
 
+    @operator(jit=True)
     def multiply_by_pq_transpose(self, state: State, lam_p):
         """``Pq^T lambda_p`` (nq,) (requires Position)."""
         return self.calc_pq(state).T @ self._vec(lam_p, self.constraints.mp, "lambda_p")
 
     # -- dynamics ----------------------------------------------------------------------------------------
 
+    @operator(Stage.Velocity, jit=True)
     def calc_projected_m_inv(self, state: State):
         """``G M^-1 G^T`` (m, m) (requires Velocity). m articulated-body solves, no M formed."""
-        require(state, Stage.Velocity, "calc_projected_m_inv")
         return self._constraint_ops(state).calc_projected_m_inv()
 
+    @operator(Stage.Velocity)
     def solve_for_constraint_impulses(self, state: State, delta_v):
         """Impulses pi (m,) with ``G M^-1 G^T pi = delta_v`` (minimum-norm least squares; requires Velocity)."""
-        require(state, Stage.Velocity, "solve_for_constraint_impulses")
         ops = self._constraint_ops(state)
         G = ops.calc_g()
         return ops.solve_projected(G, ops.calc_m_inv_g_transpose(G), self._vec(delta_v, self.constraints.m, "delta_v") * ops.mask)
 
+    @operator(Stage.Velocity, jit=True)
     def calc_acceleration(self, state: State, mobility_forces, body_forces):
         """Constrained forward dynamics for the given forces (gravity not added): (udot (nu,), A_GB).
 
         Solves ``M udot + G^T lambda = f + J^T F - c``, ``G udot + bias = 0`` (requires Velocity).
         """
-        require(state, Stage.Velocity, "calc_acceleration")
         udot, A_GB = self.calc_acceleration_ignoring_constraints(state, mobility_forces, body_forces)
         if not self.constraints.m:
             return udot, A_GB
         udot = constraint_dynamics.solve_multipliers(self._constraint_ops(state), udot)[0]
         return udot, self.calc_body_acceleration_from_udot(state, udot)
 
+    @operator(Stage.Acceleration, jit=True)
     def get_constraint_multipliers(self, state: State):
         """lambda (m,) from forward dynamics (requires Acceleration)."""
-        acc = require(state, Stage.Acceleration, "get_constraint_multipliers").acceleration
+        acc = state.acceleration
         return acc.multipliers if acc.multipliers is not None else jnp.zeros(0, state.q.dtype)
 
+    @operator(Stage.Velocity, jit=True)
     def calc_constraint_forces_from_multipliers(self, state: State, lam):
         """(body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,)) with ``J^T F + f = G^T lambda``
         (requires Velocity). These are the negative of the forces the constraints apply."""
-        require(state, Stage.Velocity, "calc_constraint_forces_from_multipliers")
         lam = self._vec(lam, self.constraints.m, "lambda") * self._row_mask(state)
         return constraint_dynamics.constraint_forces_from_multipliers(
             self, state.t, state.q, state.u, state.position, state.velocity, lam
         )
 
+    @operator(Stage.Acceleration, jit=True)
     def find_constraint_forces(self, state: State):
         """Constraint forces of the realized multipliers: (body forces, mobility forces) as in
         calc_constraint_forces_from_multipliers (requires Acceleration)."""
-        acc = require(state, Stage.Acceleration, "find_constraint_forces").acceleration
+        acc = state.acceleration
         if acc.constraint_body_forces is None:
             return jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype), jnp.zeros(self.topology.nu, state.q.dtype)
         return acc.constraint_body_forces, acc.constraint_mobility_forces
 
+    @operator(jit=True)
     def calc_constraint_power(self, state: State):
         """Power of all constraints, Simbody's sign: ``-lambda . (G u)`` (requires Acceleration)."""
         lam = self.get_constraint_multipliers(state)
@@ -199,9 +216,9 @@ class ConstraintOperatorsMixin:
             return jnp.zeros((), state.q.dtype)
         return -jnp.dot(lam, self.multiply_by_g(state, state.u))
 
+    @operator(Stage.Velocity, jit=True)
     def calc_residual_force(self, state: State, mobility_forces, body_forces, udot, lam):
         """``M udot + c + G^T lambda - f - J^T F`` (nu,) (requires Velocity)."""
-        require(state, Stage.Velocity, "calc_residual_force")
         r = self.calc_residual_force_ignoring_constraints(state, mobility_forces, body_forces, udot)
         if not self.constraints.m:
             return r

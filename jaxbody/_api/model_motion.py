@@ -21,10 +21,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._api.operator import operator
 from jaxbody._dynamics import prescribed
+from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
-from jaxbody._dynamics.state import State, require
 
 _slot_masks = eqx.filter_jit(prescribed.calc_slot_masks)
 
@@ -52,36 +53,44 @@ class MotionOperators:
 
     # -- prescribe solvers (Simbody's System::prescribeQ / prescribeU / prescribe) --------------
 
+    @operator(jit=True)
     def prescribe_q(self, state: State) -> State:
         """State with each known q set to its prescribed value at state.t (locks, position Motions)."""
         return prescribed.prescribe_q(self, state)
 
+    @operator(jit=True)
     def prescribe_u(self, state: State) -> State:
         """State with each known u set to its prescribed value at (t, q); zero-method u set to 0."""
         return prescribed.prescribe_u(self, state)
 
+    @operator(jit=True)
     def prescribe(self, state: State) -> State:
         """``prescribe_u(prescribe_q(state))``: what every integrator stage does before realizing."""
         return prescribed.prescribe_u(self, prescribed.prescribe_q(self, state))
 
     # -- masks (jit-safe) --------------------------------------------------------------------
 
+    @operator(jit=True)
     def get_motion_methods(self, state: State):
         """(nbodies, 3) int32 Motion::Method of every body's (q, u, udot) in ``state``."""
         return prescribed.calc_motion_methods(self, state)
 
+    @operator(jit=True)
     def get_free_q_mask(self, state: State):
         """(nq,) bool: q that are free (not locked, prescribed or unused slots)."""
         return prescribed.calc_slot_masks(self, state)[0]
 
+    @operator(jit=True)
     def get_free_u_mask(self, state: State):
         """(nu,) bool: u that are free (method Free)."""
         return prescribed.calc_slot_masks(self, state)[2]
 
+    @operator(jit=True)
     def get_free_udot_mask(self, state: State):
         """(nu,) bool: udots computed from forces; the complement of get_known_udot_mask."""
         return prescribed.calc_slot_masks(self, state)[4]
 
+    @operator(jit=True)
     def get_known_udot_mask(self, state: State):
         """(nu,) bool: udots known from a lock or Motion (one tau each)."""
         return prescribed.calc_slot_masks(self, state)[5]
@@ -133,23 +142,26 @@ class MotionOperators:
 
     # -- motion multipliers, forces, power, errors -------------------------------------------------
 
+    @operator(Stage.Acceleration, jit=True)
     def find_motion_forces(self, state: State):
         """(nu,) Simbody's tau unpacked into u slots, zero on free mobilities. Requires Acceleration.
 
         tau is on the left of ``M udot + tau = f - c``: the applied mobility forces that would
         produce the prescribed motion are ``-tau``.
         """
-        return require(state, Stage.Acceleration, "find_motion_forces").acceleration.tau
+        return state.acceleration.tau
 
     def get_motion_multipliers(self, state: State) -> np.ndarray:
         """tau packed in get_known_udot_index order (Simbody's getMotionMultipliers). Concrete State only."""
         tau = _host(self.find_motion_forces(state), "get_motion_multipliers")
         return tau[self.get_known_udot_index(state)]
 
+    @operator(jit=True)
     def calc_motion_power(self, state: State):
         """Power (W) the Motions and locks add to the system, ``-tau . u``. Requires Acceleration."""
         return -jnp.dot(self.find_motion_forces(state), state.u)
 
+    @operator(Stage.Acceleration)
     def calc_motion_errors(self, state: State, stage: Stage, packed: bool = True):
         """Actual minus prescribed values of the known q (stage Position), u (Velocity) or udot (Acceleration).
 
@@ -164,7 +176,7 @@ class MotionOperators:
         elif stage == Stage.Velocity:
             known, err = masks[3], state.u - prescribed.calc_prescribed_u(self, state)
         elif stage == Stage.Acceleration:
-            udot = require(state, Stage.Acceleration, "calc_motion_errors").acceleration.udot
+            udot = state.acceleration.udot
             known, err = masks[5], udot - prescribed.calc_prescribed_udot(self, state)
         else:
             raise InvalidArgument(f"calc_motion_errors: stage must be Position, Velocity or Acceleration, got {stage!r}")
@@ -172,6 +184,7 @@ class MotionOperators:
             return jnp.where(known, err, 0.0)
         return _host(err, "calc_motion_errors")[_host(known, "calc_motion_errors")]
 
+    @operator(jit=True)
     def realize_model(self, state: State) -> State:
         """Simbody's realizeModel: Instance variables (locks) back to their defaults; drops every cache."""
         default = self.default_state()

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from jaxbody import _mobilizers as mob
 from jaxbody._api.body import Body
-from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
+from jaxbody._api.build_model import build_model
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_conveniences import SystemConveniences
 from jaxbody._typing import Stage
-from jaxbody._api.build_model import build_model
+from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
 
 
 class MultibodySystem(SystemConveniences):

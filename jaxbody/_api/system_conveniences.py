@@ -19,12 +19,18 @@ import math
 
 import numpy as np
 
+from jaxbody._api.operator import entry_point
 from jaxbody._constraints import projection
-from jaxbody._typing import Stage
 from jaxbody._constraints.projection import ProjectOptions
+from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 _AXES = {"x": 0, "y": 1, "z": 2}
+
+# Compiled once per topology, argument shapes and ProjectOptions (static): eager calls do not retrace.
+_project = entry_point(projection.project, "System.project")
+_project_q = entry_point(projection.project_q, "System.project_q")
+_project_u = entry_point(projection.project_u, "System.project_u")
 
 
 class SystemConveniences:
@@ -92,19 +98,19 @@ class SystemConveniences:
         """
         self._num_project_q_calls += 1
         self._num_project_u_calls += 1
-        return projection.project(self.realize_topology(), state, self._project_options(accuracy, options))
+        return _project(self.realize_topology(), state, self._project_options(accuracy, options))
 
     def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
         """Position projection only (see jaxbody.projection.project_q). Returns (state, ProjectResults)."""
         self._num_project_q_calls += 1
         opts = self._project_options(accuracy, options)
-        return projection.project_q(self.realize_topology(), state, opts, q_err_estimate)
+        return _project_q(self.realize_topology(), state, opts, q_err_estimate)
 
     def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
         """Velocity projection only (see jaxbody.projection.project_u). Returns (state, ProjectResults)."""
         self._num_project_u_calls += 1
         opts = self._project_options(accuracy, options)
-        return projection.project_u(self.realize_topology(), state, opts, u_err_estimate)
+        return _project_u(self.realize_topology(), state, opts, u_err_estimate)
 
     # -- hints (not part of the Model; may be changed at any time) -------------------------
 

@@ -32,12 +32,9 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from jaxbody._dynamics import articulated
-from jaxbody._dynamics import inverse_dynamics
-from jaxbody._dynamics import jacobians
-from jaxbody._topology import mobilizer_groups
-from jaxbody._dynamics import prescribed
 from jaxbody._constraints.types.base import ConstrainedKinematics
+from jaxbody._dynamics import articulated, inverse_dynamics, jacobians, prescribed
+from jaxbody._topology import mobilizer_groups
 
 PINV_RTOL = 1e-12
 

@@ -34,9 +34,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._constraints import dynamics as constraint_dynamics
-from jaxbody._dynamics import kinematics
+from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._topology import mobilizer_groups
-from jaxbody._dynamics import prescribed
 from jaxbody._typing import Stage
 
 MAX_Q_ITERATIONS = 20

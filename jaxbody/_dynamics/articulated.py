@@ -13,9 +13,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody._topology import mobilizer_groups
 from jaxbody._math import spatial
-from jaxbody._topology import tree_scan
+from jaxbody._topology import mobilizer_groups, tree_scan
 
 
 def small_spd_inverse(D):

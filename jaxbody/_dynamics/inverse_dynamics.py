@@ -7,9 +7,8 @@ and mobility forces are ``J^T`` of body forces.
 from __future__ import annotations
 
 from jaxbody._dynamics import jacobians
-from jaxbody._topology import mobilizer_groups
 from jaxbody._math import spatial
-from jaxbody._topology import tree_scan
+from jaxbody._topology import mobilizer_groups, tree_scan
 
 
 def calc_body_acceleration_from_udot(model, pos, vel, udot):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody._dynamics import articulated
-from jaxbody._dynamics import jacobians
+from jaxbody._dynamics import articulated, jacobians
 from jaxbody._math import spatial
 from jaxbody._topology import tree_scan
 

@@ -14,7 +14,6 @@ import equinox as eqx
 import jax.numpy as jnp
 
 
-
 class Parameters(eqx.Module):
     """Per-body constants (rows: bodies, Ground first).
 

@@ -28,8 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._topology import mobilizer_groups
 from jaxbody._dynamics.motion import Motion
+from jaxbody._topology import mobilizer_groups
 from jaxbody._topology.topology import Topology
 
 _Z, _P, _F = Motion.Zero, Motion.Prescribed, Motion.Free

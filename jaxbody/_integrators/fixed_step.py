@@ -17,8 +17,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody._typing import Stage
 from jaxbody._dynamics.state import State
+from jaxbody._typing import Stage
 
 
 def calc_state_derivative(model, state: State, q, u, t=None):

@@ -10,7 +10,11 @@ from jaxbody._mobilizers.cylinder import Cylinder
 from jaxbody._mobilizers.ellipsoid import Ellipsoid
 from jaxbody._mobilizers.free import Free
 from jaxbody._mobilizers.free_line import FreeLine
-from jaxbody._mobilizers.function_based import FunctionBased, FunctionBasedTransform, function_based
+from jaxbody._mobilizers.function_based import (
+    FunctionBased,
+    FunctionBasedTransform,
+    function_based,
+)
 from jaxbody._mobilizers.gimbal import Gimbal
 from jaxbody._mobilizers.line_orientation import LineOrientation
 from jaxbody._mobilizers.pin import Pin

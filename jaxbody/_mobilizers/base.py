@@ -41,8 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._mobilizers import fitting
-from jaxbody._mobilizers import orientation
+from jaxbody._mobilizers import fitting, orientation
 
 
 @dataclasses.dataclass(frozen=True)

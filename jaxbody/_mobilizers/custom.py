@@ -29,9 +29,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody.errors import InvalidArgument
 from jaxbody._mobilizers import orientation
 from jaxbody._mobilizers.base import Mobilizer
+from jaxbody.errors import InvalidArgument
 
 MAX_NQ = 7  # Simbody's largest q block (Free: quaternion + translation)
 

@@ -21,8 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._math import spatial
-from jaxbody._mobilizers import fitting
-from jaxbody._mobilizers import orientation
+from jaxbody._mobilizers import fitting, orientation
 from jaxbody._mobilizers.ball import Ball
 from jaxbody._mobilizers.base import Mobilizer
 

@@ -17,7 +17,13 @@ import jax.numpy as jnp
 
 from jaxbody._mobilizers import orientation
 from jaxbody._mobilizers.free import Free
-from jaxbody._mobilizers.line_orientation import line_fit_u, line_hinge_angular, line_hinge_angular_dot, line_qdot, line_u
+from jaxbody._mobilizers.line_orientation import (
+    line_fit_u,
+    line_hinge_angular,
+    line_hinge_angular_dot,
+    line_qdot,
+    line_u,
+)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,8 +31,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._math import spatial
-from jaxbody.errors import InvalidArgument
 from jaxbody._mobilizers.custom import Custom
+from jaxbody.errors import InvalidArgument
 
 #: Minimum |a_i x a_j| of two normalized axes (Simbody's tolerance).
 PARALLEL_TOL = 1e-5

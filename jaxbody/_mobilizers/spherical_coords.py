@@ -24,9 +24,9 @@ import dataclasses
 import jax.numpy as jnp
 
 from jaxbody._math import spatial
-from jaxbody.errors import InvalidArgument
 from jaxbody._mobilizers import fitting
 from jaxbody._mobilizers.base import Mobilizer
+from jaxbody.errors import InvalidArgument
 
 
 @dataclasses.dataclass(frozen=True)

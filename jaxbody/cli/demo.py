@@ -15,7 +15,6 @@ call it; it turns on float64 inside :func:`run_demo`, never on import.
 from __future__ import annotations
 
 import dataclasses
-
 import time
 
 import numpy as np

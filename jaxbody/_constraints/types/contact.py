@@ -13,9 +13,14 @@ import dataclasses
 
 import jax.numpy as jnp
 
-from jaxbody._math import spatial
-from jaxbody._constraints.types.base import ConstraintType, dot, safe_unit, time_derivative
+from jaxbody._constraints.types.base import (
+    ConstraintType,
+    dot,
+    safe_unit,
+    time_derivative,
+)
 from jaxbody._constraints.types.geometric import _split
+from jaxbody._math import spatial
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,7 +24,11 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from jaxbody._constraints.types.base import ConstrainedKinematics, ConstraintType, time_derivative
+from jaxbody._constraints.types.base import (
+    ConstrainedKinematics,
+    ConstraintType,
+    time_derivative,
+)
 
 _FIELDS = ("R", "p", "q", "w", "v", "qdot", "u", "alpha", "a", "qdotdot", "udot", "params")
 

@@ -13,7 +13,13 @@ import dataclasses
 
 import jax.numpy as jnp
 
-from jaxbody._constraints.types.base import ConstrainedKinematics, ConstraintType, HolonomicByLevel, dot, safe_unit
+from jaxbody._constraints.types.base import (
+    ConstrainedKinematics,
+    ConstraintType,
+    HolonomicByLevel,
+    dot,
+    safe_unit,
+)
 
 
 def _split(params, sizes):
