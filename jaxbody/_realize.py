@@ -5,7 +5,7 @@
 recomputed. Forces at the Dynamics stage are the model's force elements plus
 the applied forces stored on the State (``State.set_mobility_forces`` and
 ``State.set_body_forces``, Simbody's DiscreteForces). Known udots (locks and
-Motions, jaxbody.prescribed) are evaluated at Dynamics and enter the
+Motions, jaxbody._dynamics.prescribed) are evaluated at Dynamics and enter the
 articulated-body inertias and the tree forward dynamics there (catalogue 3.3).
 Realizing does not copy prescribed q or u into the State: that is
 ``model.prescribe`` (Simbody's prescribeQ/prescribeU).
@@ -18,8 +18,12 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from jaxbody._constraints import dynamics as constraint_dynamics
-from jaxbody._dynamics import articulated, jacobians, kinematics, prescribed
+from jaxbody._constraints import equations
+from jaxbody._constraints.multipliers import (
+    ConstraintOperators,
+    solve_constrained_accelerations,
+)
+from jaxbody._dynamics import articulated, kinematics, prescribed
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
@@ -41,39 +45,37 @@ def calc_force_element_sums(model, state: State):
 
 
 def realize_dynamics(model, state: State) -> DynamicsCache:
+    """Forces, the known udots, and RBDA pass 2's inertia part (the articulated-body inertias)."""
     with jax.named_scope("realize_dynamics"):
         F, f, pe = calc_force_element_sums(model, state)
-        known = prescribed.calc_udot_known_bodies(model, state)
-        P, D_inv, G = articulated.calc_articulated_body_inertias(model, state.position, known)
-        udot_p = prescribed.calc_known_udot(model, state)
-    return DynamicsCache(
-        body_forces=F, mobility_forces=f, potential_energy=pe, P=P, D_inv=D_inv, G=G,
-        udot_known=known, udot_prescribed=udot_p,
-    )
+        methods = prescribed.calc_motion_methods(model, state)
+        known = prescribed.calc_udot_known_bodies(model, state, methods)
+        udot_p = prescribed.calc_known_udot(model, state, methods)
+        abi = articulated.aba_inertias_inward(model, state.position, known)
+    return DynamicsCache(body_forces=F, mobility_forces=f, potential_energy=pe, articulated=abi, udot_prescribed=udot_p)
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:
-    """Forward dynamics: the tree's ABA solution, then (with constraints) Lagrange multipliers (catalogue 4.5)."""
+    """Forward dynamics: the tree's ABA solution, then (with constraints) the multipliers' correction of it.
+
+    Cost without constraints: RBDA passes 2 (forces) and 3, O(n). With m constraint equations: one
+    linearization of the constraint equations, m inward sweeps for G, m articulated solves for M^-1 G^T,
+    an m x m pseudo-inverse (Simbody catalogue 4.5).
+    """
     pos, vel, dyn = state.position, state.velocity, state.dynamics
-    abi = (dyn.P, dyn.D_inv, dyn.G, dyn.udot_known)
+    topo, prm = model.topology, model.parameters
     with jax.named_scope("realize_acceleration"):
-        udot, A_GB, tau = articulated.calc_tree_accelerations(
-            model, pos, vel, abi, dyn.mobility_forces, dyn.body_forces, dyn.udot_prescribed
+        tree = articulated.calc_tree_accelerations(
+            model, pos, vel, dyn.articulated, dyn.mobility_forces, dyn.body_forces, dyn.udot_prescribed
         )
-        extra = {}
-        if model.constraints.m:
-            ops = constraint_dynamics.ConstraintOperators(
-                model, state.t, state.q, state.u, pos, vel, abi, state.constraint_enabled
-            )
-            udot, lam, aerr, G = constraint_dynamics.solve_multipliers(ops, udot)
-            A_GB = jacobians.multiply_by_system_jacobian(model, pos, udot) + vel.total_coriolis
-            F_c, f_c = constraint_dynamics.constraint_forces_from_multipliers(
-                model, state.t, state.q, state.u, pos, vel, lam
-            )
-            tau = constraint_dynamics.prescribed_motion_forces(model, pos, vel, dyn, udot, G.T @ lam)
-            extra = dict(acceleration_errors=aerr, multipliers=lam, constraint_body_forces=F_c, constraint_mobility_forces=f_c)
-        qdotdot = mobilizer_groups.calc_qdotdot(model.topology, model.parameters, state.q, state.u, udot)
-    return AccelerationCache(udot=udot, qdotdot=qdotdot, A_GB=A_GB, tau=tau, **extra)
+        if not model.constraints.m:
+            qdotdot = mobilizer_groups.calc_qdotdot(topo, prm, state.q, state.u, tree.udot)
+            return AccelerationCache(udot=tree.udot, qdotdot=qdotdot, A_GB=tree.A_GB, tau=tree.tau)
+        ops = ConstraintOperators(model, state.t, state.q, state.u, pos, vel, dyn.articulated, state.constraint_enabled)
+        solved = solve_constrained_accelerations(ops, tree)
+        # qdotdot = N udot + NDot u, with NDot u from the linearization at udot = 0.
+        qdotdot = mobilizer_groups.multiply_by_n(topo, prm, state.q, solved.udot) + ops.linearization.motion.qdotdot
+    return AccelerationCache(qdotdot=qdotdot, **solved._asdict())
 
 
 def realize(model, state: State, stage: Stage = Stage.Acceleration) -> State:
@@ -83,16 +85,16 @@ def realize(model, state: State, stage: Stage = Stage.Acceleration) -> State:
     if stage >= Stage.Position and state.position is None:
         pos = kinematics.realize_position(model, state.q)
         if cset.mp:
-            mask = constraint_dynamics.row_mask(model, state.constraint_enabled)[: cset.mp]
+            mask = equations.row_mask(model, state.constraint_enabled)[: cset.mp]
             pos = dataclasses.replace(
-                pos, position_errors=constraint_dynamics.position_errors(model, state.t, state.q, pos) * mask
+                pos, position_errors=equations.position_errors(model, state.t, state.q, pos) * mask
             )
         state = dataclasses.replace(state, position=pos)
     if stage >= Stage.Velocity and state.velocity is None:
         vel = kinematics.realize_velocity(model, state.position, state.q, state.u)
         if cset.mp + cset.mv:
-            mask = constraint_dynamics.row_mask(model, state.constraint_enabled)[: cset.mp + cset.mv]
-            verr = constraint_dynamics.velocity_errors_from_cache(model, state.t, state.q, state.u, state.position, vel)
+            mask = equations.row_mask(model, state.constraint_enabled)[: cset.mp + cset.mv]
+            verr = equations.velocity_errors_from_cache(model, state.t, state.q, state.u, state.position, vel)
             vel = dataclasses.replace(vel, velocity_errors=verr * mask)
         state = dataclasses.replace(state, velocity=vel)
     if stage >= Stage.Dynamics and state.dynamics is None:

@@ -23,7 +23,7 @@ import pytest
 
 import jaxbody as jb
 from jaxbody._topology import mobilizer_groups
-from jaxbody._api.mobilized_body_operators import MassPropertiesArrays
+from jaxbody._api.mobilized_body_mass import MassPropertiesArrays
 
 Stage = jb.Stage
 

@@ -2,7 +2,7 @@
 
 Each call validates its arguments, registers the element with a
 GeneralForceSubsystem and returns a handle; ``realize_topology()`` turns the
-handle into the traced element of ``jaxbody.forces``.
+handle into the traced element of ``jaxbody._dynamics.forces``.
 """
 
 from __future__ import annotations

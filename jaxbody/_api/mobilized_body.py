@@ -10,18 +10,30 @@ from __future__ import annotations
 import numpy as np
 
 from jaxbody import _mobilizers as mob
-from jaxbody._typing import Stage
 from jaxbody._api.body import Body, host_transform
-from jaxbody.errors import InvalidArgument, UnknownParent
+from jaxbody._api.mobilized_body_distances import MobilizedBodyDistances
 from jaxbody._api.mobilized_body_fitting import MobilizedBodyFitting
+from jaxbody._api.mobilized_body_forces import MobilizedBodyForces
+from jaxbody._api.mobilized_body_frames import MobilizedBodyFrames
+from jaxbody._api.mobilized_body_mass import MobilizedBodyMass
+from jaxbody._api.mobilized_body_mobilizer import MobilizedBodyMobilizer
 from jaxbody._api.mobilized_body_motion import MobilizedBodyMotion
-from jaxbody._api.mobilized_body_operators import MobilizedBodyOperators
+from jaxbody._dynamics.state import State
 from jaxbody._math.spatial import Transform
-from jaxbody._dynamics.state import State, require
+from jaxbody.errors import InvalidArgument, UnknownParent
 
 
-class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting, MobilizedBodyMotion):
-    """Handle to one mobilized body (Simbody's MobilizedBody)."""
+class MobilizedBody(
+    MobilizedBodyFrames, MobilizedBodyMass, MobilizedBodyDistances, MobilizedBodyForces, MobilizedBodyMobilizer,
+    MobilizedBodyFitting, MobilizedBodyMotion,
+):
+    """Handle to one mobilized body (Simbody's MobilizedBody).
+
+    Its operators come from the mixins: pose and motion in G and in other bodies (MobilizedBodyFrames),
+    mass properties and momentum (MobilizedBodyMass), point-to-point distances (MobilizedBodyDistances),
+    reactions and force helpers (MobilizedBodyForces), the mobilizer's derivatives and frames
+    (MobilizedBodyMobilizer), q/u fitting (MobilizedBodyFitting) and motions and locks (MobilizedBodyMotion).
+    """
 
     #: ``direction=`` values of every factory: q and u defined parent->child (Forward, the default) or as if the
     #: tree were built child->parent (Reverse; Simbody's MobilizedBody::Reverse).
@@ -199,7 +211,7 @@ class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting, MobilizedBodyM
         (default: the derivative of X_FM along qdot = N u); optional pair ``multiply_by_n(q, u) -> qdot (nq,)``,
         ``multiply_by_n_inv(q, qdot) -> u (nu,)`` (default qdot = u, needs nq == nu and n_angles < 4).
         ``n_angles`` = 4: the first four q are a quaternion (w, x, y, z) that calc_x_fm must normalize; Euler-angle
-        mode then stores body-fixed XYZ angles instead (see jaxbody.mobilizers.custom). ``params`` (n_params,)
+        mode then stores body-fixed XYZ angles instead (see jaxbody._mobilizers.custom). ``params`` (n_params,)
         are array leaves of the model (differentiable). Checked by a trial evaluation at the default q.
         """
         label = name or "Custom"
@@ -327,48 +339,6 @@ class MobilizedBody(MobilizedBodyOperators, MobilizedBodyFitting, MobilizedBodyM
     def set_u_from_vector(self, state: State, u) -> State:
         u = _vector(u, self.get_num_u(), f"{self.name}: u")
         return state.set_u(state.u.at[self._u_slice()].set(u))
-
-    # -- realized results -----------------------------------------------------------
-
-    def get_body_transform(self, state: State) -> Transform:
-        """X_GB (requires Position)."""
-        pos = require(state, Stage.Position, "get_body_transform").position
-        return Transform(pos.R_GB[self.index], pos.p_GB[self.index])
-
-    def get_body_rotation(self, state: State):
-        return self.get_body_transform(state).R
-
-    def get_body_origin_location(self, state: State):
-        return self.get_body_transform(state).p
-
-    def get_mobilizer_transform(self, state: State) -> Transform:
-        """X_FM (requires Position)."""
-        pos = require(state, Stage.Position, "get_mobilizer_transform").position
-        return Transform(pos.R_FM[self.index], pos.p_FM[self.index])
-
-    def get_body_velocity(self, state: State):
-        """V_GB = (w_GB, v_GBo) in G, shape (2, 3) (requires Velocity)."""
-        return require(state, Stage.Velocity, "get_body_velocity").velocity.V_GB[self.index]
-
-    def get_body_angular_velocity(self, state: State):
-        return self.get_body_velocity(state)[0]
-
-    def get_body_origin_velocity(self, state: State):
-        return self.get_body_velocity(state)[1]
-
-    def get_mobilizer_velocity(self, state: State):
-        """V_FM = (w_FM, v_FMo) measured and expressed in F, shape (2, 3) (requires Velocity)."""
-        return require(state, Stage.Velocity, "get_mobilizer_velocity").velocity.V_FM[self.index]
-
-    def get_body_acceleration(self, state: State):
-        """A_GB = (alpha, a of Bo) in G, shape (2, 3) (requires Acceleration)."""
-        return require(state, Stage.Acceleration, "get_body_acceleration").acceleration.A_GB[self.index]
-
-    def get_body_angular_acceleration(self, state: State):
-        return self.get_body_acceleration(state)[0]
-
-    def get_body_origin_acceleration(self, state: State):
-        return self.get_body_acceleration(state)[1]
 
 
 def _int(x, what, name):

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody.errors import InvalidArgument
-from jaxbody._math.spatial import Rotation, Transform
 from jaxbody._dynamics.state import State
+from jaxbody._math.spatial import Rotation, Transform
+from jaxbody.errors import InvalidArgument
 
 
 def _rotation(R, what):

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxbody._api.operator import operator
 from jaxbody._dynamics import prescribed
+from jaxbody._dynamics.motion import Motion, check_level
+from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
-from jaxbody._dynamics.motion import Motion, check_level
-from jaxbody._dynamics.state import State, require
 
 
 class MobilizedBodyMotion:
@@ -154,9 +155,10 @@ class MobilizedBodyMotion:
     def get_udot_motion_method(self, state: State):
         return self._methods(state)[2]
 
+    @operator(Stage.Acceleration)
     def get_tau_as_vector(self, state: State):
         """(nu,) this mobilizer's prescribed-motion forces tau (zero if free). Requires Acceleration."""
-        return require(state, Stage.Acceleration, "get_tau_as_vector").acceleration.tau[self._u_slice()]
+        return state.acceleration.tau[self._u_slice()]
 
     def get_one_tau(self, state: State, which: int):
         self._check_u_index(which)

@@ -36,7 +36,7 @@ class Model(DynamicsOperators, JacobianOperators, ConstraintOperatorsMixin, Moti
 
     constraints: the static ConstraintSet (their parameters are in ``parameters.constraint_params``).
 
-    motions: one jaxbody.motion.BoundMotion per body with an adopted Motion.
+    motions: one jaxbody._dynamics.motion.BoundMotion per body with an adopted Motion.
     default_lock_level: static per-body lock levels of ``lock_by_default`` (empty: none).
     """
 
@@ -120,7 +120,7 @@ class Model(DynamicsOperators, JacobianOperators, ConstraintOperatorsMixin, Moti
 
     @operator(jit=True)
     def realize(self, state: State, stage: Stage = Stage.Acceleration) -> State:
-        """Realize ``state`` through ``stage``; see jaxbody.realize."""
+        """Realize ``state`` through ``stage``; see jaxbody._realize."""
         self._check_mode(state)
         return _realize.realize(self, state, stage)
 

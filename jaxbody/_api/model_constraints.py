@@ -1,7 +1,7 @@
 """Model methods for constraints: Simbody's SimbodyMatterSubsystem constraint operators, snake_case.
 
 Rows follow Simbody's order (all position equations, then velocity, then
-acceleration-only; see ``jaxbody.constraint_topology``). Disabled
+acceleration-only; see ``jaxbody._constraints.layout``). Disabled
 constraints keep their rows, which read as zero (errors, G rows, multipliers).
 Each docstring names the stage the state must be realized to. Costs: every
 ``multiply_by_*`` is O(n) (one or two tree sweeps); explicit matrices are
@@ -14,26 +14,30 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._api.operator import operator
-from jaxbody._constraints import dynamics as constraint_dynamics
-from jaxbody._constraints.dynamics import (
+from jaxbody._constraints import equations
+from jaxbody._constraints.multipliers import (
     ConstraintOperators,
     VelocityConstraintOperators,
+    solve_constrained_accelerations,
 )
+from jaxbody._dynamics import articulated, prescribed
+from jaxbody._dynamics.kinematics import realize_position
 from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 
 
 class ConstraintOperatorsMixin:
-    """Constraint operators of Model (mixed into jaxbody.operators.Model)."""
+    """Constraint operators of Model (mixed into jaxbody._api.model.Model)."""
 
     def _constraint_ops(self, state: State) -> ConstraintOperators:
+        """Operators at a State realized to Velocity (M^-1 products: see DynamicsOperators._articulated_inertias)."""
         return ConstraintOperators(
-            self, state.t, state.q, state.u, state.position, state.velocity, self._abi(state), state.constraint_enabled
+            self, state.t, state.q, state.u, state.position, state.velocity, self._articulated_inertias(state), state.constraint_enabled
         )
 
     def _row_mask(self, state: State):
-        return constraint_dynamics.row_mask(self, state.constraint_enabled)
+        return equations.row_mask(self, state.constraint_enabled)
 
     def get_num_constraint_equations(self) -> tuple[int, int, int]:
         """(mp, mv, ma) over all constraints (enabled or not)."""
@@ -44,19 +48,22 @@ class ConstraintOperatorsMixin:
 
     @operator(jit=True)
     def calc_constraint_position_errors(self, state: State):
-        """perr (mp,) for the State's q (requires nothing: realizes Position kinematics itself)."""
-        from jaxbody._dynamics.kinematics import realize_position
+        """perr (mp,) as a function of the State's (t, q), like Simbody's calcPositionErrorFromQ.
 
+        Requires no stage by design (so it can be differentiated with respect to q through ``state.set_q``):
+        it reads the Position cache when present and otherwise computes the position kinematics (one
+        outward scan).
+        """
         pos = state.position if state.position is not None else realize_position(self, state.q)
         mask = self._row_mask(state)[: self.constraints.mp]
-        return constraint_dynamics.position_errors(self, state.t, state.q, pos) * mask
+        return equations.position_errors(self, state.t, state.q, pos) * mask
 
     @operator(Stage.Position, jit=True)
     def calc_constraint_velocity_errors(self, state: State, u):
         """(pverr, verr) (mp + mv,) for speeds u (requires Position)."""
         c = self.constraints
         mask = self._row_mask(state)[: c.mp + c.mv]
-        return constraint_dynamics.velocity_errors(self, state.t, state.q, state.position, jnp.asarray(u)) * mask
+        return equations.velocity_errors(self, state.t, state.q, state.position, jnp.asarray(u)) * mask
 
     @operator(Stage.Velocity, jit=True)
     def calc_constraint_acceleration_errors(self, state: State, udot):
@@ -102,7 +109,10 @@ class ConstraintOperatorsMixin:
 
     @operator(Stage.Velocity, jit=True)
     def calc_g(self, state: State):
-        """G (m, nu) (requires Velocity). O(m n)."""
+        """G (m, nu) (requires Velocity). Read from the Acceleration cache when realized (forward dynamics forms
+        it), else formed now: m inward sweeps, O(m n)."""
+        if state.acceleration is not None and state.acceleration.constraint_matrix is not None:
+            return state.acceleration.constraint_matrix
         return self._constraint_ops(state).calc_g()
 
     @operator(Stage.Velocity, jit=True)
@@ -170,7 +180,7 @@ class ConstraintOperatorsMixin:
         """Impulses pi (m,) with ``G M^-1 G^T pi = delta_v`` (minimum-norm least squares; requires Velocity)."""
         ops = self._constraint_ops(state)
         G = ops.calc_g()
-        return ops.solve_projected(G, ops.calc_m_inv_g_transpose(G), self._vec(delta_v, self.constraints.m, "delta_v") * ops.mask)
+        return ops.solve_projected(G, ops.multiply_by_m_inv_g_transpose(G).udot, self._vec(delta_v, self.constraints.m, "delta_v") * ops.mask)
 
     @operator(Stage.Velocity, jit=True)
     def calc_acceleration(self, state: State, mobility_forces, body_forces):
@@ -178,11 +188,15 @@ class ConstraintOperatorsMixin:
 
         Solves ``M udot + G^T lambda = f + J^T F - c``, ``G udot + bias = 0`` (requires Velocity).
         """
-        udot, A_GB = self.calc_acceleration_ignoring_constraints(state, mobility_forces, body_forces)
+        udot_p = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
+        tree = articulated.calc_tree_accelerations(
+            self, state.position, state.velocity, self._articulated_inertias(state),
+            self._mobility(mobility_forces), self._bodyforces(body_forces), udot_p,
+        )
         if not self.constraints.m:
-            return udot, A_GB
-        udot = constraint_dynamics.solve_multipliers(self._constraint_ops(state), udot)[0]
-        return udot, self.calc_body_acceleration_from_udot(state, udot)
+            return tree.udot, tree.A_GB
+        solved = solve_constrained_accelerations(self._constraint_ops(state), tree)
+        return solved.udot, solved.A_GB
 
     @operator(Stage.Acceleration, jit=True)
     def get_constraint_multipliers(self, state: State):
@@ -195,9 +209,7 @@ class ConstraintOperatorsMixin:
         """(body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,)) with ``J^T F + f = G^T lambda``
         (requires Velocity). These are the negative of the forces the constraints apply."""
         lam = self._vec(lam, self.constraints.m, "lambda") * self._row_mask(state)
-        return constraint_dynamics.constraint_forces_from_multipliers(
-            self, state.t, state.q, state.u, state.position, state.velocity, lam
-        )
+        return self._constraint_ops(state).constraint_forces(lam)
 
     @operator(Stage.Acceleration, jit=True)
     def find_constraint_forces(self, state: State):

@@ -27,13 +27,18 @@ class DynamicsOperators:
 
     # -- helpers ------------------------------------------------------------------
 
-    def _abi(self, state: State):
-        """(P, D_inv, G, udot_known): from the Dynamics cache, else computed now (needs Position)."""
+    def _articulated_inertias(self, state: State) -> articulated.ArticulatedInertias:
+        """The articulated-body inertias of a State realized to Position, as Simbody's operators get them.
+
+        Simbody realizes them lazily at Position stage (realizeArticulatedBodyInertias) for multiplyByMInv,
+        calcMInv and friends. jaxbody has no lazy caches: it reads them from the Dynamics cache when the State
+        is realized that far, and otherwise computes them here (one inward scan, the cost each caller's
+        docstring states). Realize to Dynamics once to share them between several such operators.
+        """
         if state.dynamics is not None:
-            dyn = state.dynamics
-            return dyn.P, dyn.D_inv, dyn.G, dyn.udot_known
+            return state.dynamics.articulated
         known = prescribed.calc_udot_known_bodies(self, state)
-        return articulated.calc_articulated_body_inertias(self, state.position, known) + (known,)
+        return articulated.aba_inertias_inward(self, state.position, known)
 
     def _vec(self, x, n, what, trailing=()):
         x = jnp.asarray(x)
@@ -59,7 +64,7 @@ class DynamicsOperators:
         """
         udot_p = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
         udot, A_GB, _ = articulated.calc_tree_accelerations(
-            self, state.position, state.velocity, self._abi(state),
+            self, state.position, state.velocity, self._articulated_inertias(state),
             self._mobility(mobility_forces), self._bodyforces(body_forces), udot_p,
         )
         return udot, A_GB
@@ -99,7 +104,7 @@ class DynamicsOperators:
 
         With known udots (locks, Motions) this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities is ignored.
         """
-        return articulated.multiply_by_m_inv(self, state.position, self._abi(state), self._mobility(f, "f"))
+        return articulated.multiply_by_m_inv(self, state.position, self._articulated_inertias(state), self._mobility(f, "f"))
 
     @operator(Stage.Position, jit=True)
     def calc_m(self, state: State):
@@ -112,7 +117,7 @@ class DynamicsOperators:
 
         With known udots, rows and columns of known mobilities are zero and the rest is M_rr^-1 (Simbody's calcMInv).
         """
-        return mass_matrix.calc_m_inv(self, state.position, self._abi(state))
+        return mass_matrix.calc_m_inv(self, state.position, self._articulated_inertias(state))
 
     @operator(Stage.Position, jit=True)
     def calc_composite_body_inertias(self, state: State):
@@ -122,7 +127,7 @@ class DynamicsOperators:
     @operator(Stage.Position, jit=True)
     def get_articulated_body_inertias(self, state: State):
         """Articulated-body inertias P about Bo in G (nbodies, 6, 6). Requires Position."""
-        return self._abi(state)[0]
+        return self._articulated_inertias(state).P
 
     # -- N operators -------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ class SystemConveniences:
         """prescribe_q then prescribe_u (each counted), Simbody's System::prescribe."""
         return self.prescribe_u(self.prescribe_q(state))
 
-    # -- projection (jaxbody.projection; counted) ------------------------------------------
+    # -- projection (jaxbody._constraints.projection; counted) ------------------------------------------
 
     @staticmethod
     def _project_options(accuracy, options):
@@ -101,13 +101,13 @@ class SystemConveniences:
         return _project(self.realize_topology(), state, self._project_options(accuracy, options))
 
     def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
-        """Position projection only (see jaxbody.projection.project_q). Returns (state, ProjectResults)."""
+        """Position projection only (see jaxbody._constraints.projection.project_q). Returns (state, ProjectResults)."""
         self._num_project_q_calls += 1
         opts = self._project_options(accuracy, options)
         return _project_q(self.realize_topology(), state, opts, q_err_estimate)
 
     def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
-        """Velocity projection only (see jaxbody.projection.project_u). Returns (state, ProjectResults)."""
+        """Velocity projection only (see jaxbody._constraints.projection.project_u). Returns (state, ProjectResults)."""
         self._num_project_u_calls += 1
         opts = self._project_options(accuracy, options)
         return _project_u(self.realize_topology(), state, opts, u_err_estimate)

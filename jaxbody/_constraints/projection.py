@@ -33,7 +33,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbody._constraints import dynamics as constraint_dynamics
+from jaxbody._constraints import equations
+from jaxbody._constraints.multipliers import VelocityConstraintOperators
 from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
@@ -103,8 +104,8 @@ def _min_norm_solve(A, b, rank_tol):
 
 def _perr(model, t, q, enabled):
     pos = kinematics.realize_position(model, q)
-    mask = constraint_dynamics.row_mask(model, enabled)[: model.constraints.mp]
-    return constraint_dynamics.position_errors(model, t, q, pos) * mask
+    mask = equations.row_mask(model, enabled)[: model.constraints.mp]
+    return equations.position_errors(model, t, q, pos) * mask
 
 
 def _pq(model, t, q, enabled, free_q):
@@ -118,7 +119,7 @@ def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):
     Returns (q, iterations, entry norm, final norm).
     """
     mp = model.constraints.mp
-    mask = constraint_dynamics.row_mask(model, enabled)[:mp]
+    mask = equations.row_mask(model, enabled)[:mp]
     infinity = options.use_infinity_norm
     rank_tol = max(mp, 1) * jnp.finfo(q_in.dtype).eps ** 0.5
     target = jnp.maximum(options.overshoot_factor * options.accuracy, _significant_real(q_in.dtype))
@@ -271,7 +272,7 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
                                  u_entry_norm=zero, u_final_norm=zero, u_err_estimate=u_err_estimate)
         return state, results
     st = model.realize(state, Stage.Position)
-    ops = constraint_dynamics.VelocityConstraintOperators(model, st.t, st.q, st.position, st.constraint_enabled)
+    ops = VelocityConstraintOperators(model, st.t, st.q, st.position, st.constraint_enabled)
     mask = ops.mask[:nv]
     free_u = prescribed.calc_slot_masks(model, st)[2].astype(st.q.dtype)
     B = ops.calc_pv() * free_u

@@ -45,7 +45,7 @@ def realize_position(model, q) -> PositionCache:
         root = (jnp.eye(3, dtype=q.dtype), jnp.zeros(3, q.dtype))
         R_GB, p_GB = tree_scan.outward(topo, compose_with_parent, root, (R_PB, p_PB))
 
-        parent = jnp.asarray([max(p, 0) for p in topo.parent])
+        parent = jnp.asarray(topo.parent_or_ground)
         R_GP, p_GP = R_GB[parent], p_GB[parent]
         p_PB_G = p_GB - p_GP
         R_GF = spatial.matmul(R_GP, prm.R_PF)
@@ -92,7 +92,7 @@ def realize_velocity(model, pos: PositionCache, q, u) -> VelocityCache:
         V_FM = spatial.unflat(spatial.matvec(pos.H_FM, u_b))
         V_GB = tree_scan.shift_outward(topo, pos.p_PB_G, V_PB_G)
 
-        parent = jnp.asarray([max(p, 0) for p in topo.parent])
+        parent = jnp.asarray(topo.parent_or_ground)
         V_GP = V_GB[parent]
         w_GP = V_GP[:, 0]
 

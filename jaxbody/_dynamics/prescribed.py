@@ -89,14 +89,14 @@ def calc_motion_methods(model, state):
     return jnp.where(jnp.asarray(slot_maps(topo)[3] == 0)[:, None], _Z, methods)
 
 
-def calc_slot_masks(model, state):
+def calc_slot_masks(model, state, methods=None):
     """Jit-safe masks: (free_q (nq,), known_q (nq,), free_u, known_u, free_udot, known_udot (nu,)), bool.
 
     Simbody's lists: free = method Free; known q/u = Prescribed or Zero; known
     udot = not Free. Unused q slots (Euler mode's fourth slot) are neither.
     """
     q_body, q_in_use, u_body, _ = slot_maps(model.topology)
-    m = calc_motion_methods(model, state)
+    m = calc_motion_methods(model, state) if methods is None else methods
     mq, mu, mudot = m[q_body, 0], m[u_body, 1], m[u_body, 2]
     in_use = jnp.asarray(q_in_use)
     known_q = in_use & ((mq == _P) | (mq == _Z))
@@ -104,10 +104,14 @@ def calc_slot_masks(model, state):
     return in_use & (mq == _F), known_q, mu == _F, known_u, mudot == _F, mudot != _F
 
 
-def calc_udot_known_bodies(model, state):
-    """(nbodies,) bool: bodies with mobilities whose udots are known (the ABA's prescribed bodies)."""
+def calc_udot_known_bodies(model, state, methods=None):
+    """(nbodies,) bool: bodies with mobilities whose udots are known (the ABA's prescribed bodies).
+
+    ``methods``: calc_motion_methods(model, state) when the caller has it already.
+    """
     has_u = jnp.asarray(slot_maps(model.topology)[3] > 0)
-    return has_u & (calc_motion_methods(model, state)[:, 2] != _F)
+    methods = calc_motion_methods(model, state) if methods is None else methods
+    return has_u & (methods[:, 2] != _F)
 
 
 # -- the Motions' values ------------------------------------------------------------------
@@ -205,9 +209,9 @@ def calc_prescribed_udot(model, state):
     return jnp.where(level == Motion.NoLevel, udot, jnp.where(level == Motion.Acceleration, state.lock_u, 0.0))
 
 
-def calc_known_udot(model, state):
+def calc_known_udot(model, state, methods=None):
     """(nu,) the known udots (prescribed, locked or zero), zero on free mobilities. Needs q and u."""
-    known = calc_slot_masks(model, state)[5]
+    known = calc_slot_masks(model, state, methods)[5]
     return jnp.where(known, calc_prescribed_udot(model, state), 0.0)
 
 

@@ -43,10 +43,11 @@ def calc_mobilizer_reaction_forces(model, pos, vel, dyn, acc):
     """
     topo = model.topology
     dyn = _including_constraint_forces(dyn, acc)
-    P_plus = dyn.P - spatial.matmul_t(dyn.G, spatial.matmul(dyn.P, pos.H_PB_G))
-    z_local = articulated.articulated_z_local(model, pos, dyn.P, vel, dyn.body_forces, dyn.udot_prescribed)
-    _, z_plus = articulated.articulated_force_pass(model, pos, dyn.G, dyn.mobility_forces, z_local)
-    parent = jnp.asarray([max(p, 0) for p in topo.parent])
+    abi = dyn.articulated
+    P_plus = abi.P - spatial.matmul_t(abi.G, spatial.matmul(abi.P, pos.H_PB_G))
+    z_local = articulated.articulated_bias(model, pos, abi.P, vel, dyn.body_forces, dyn.udot_prescribed)
+    _, z_plus = articulated.aba_forces_inward(model, pos, abi.G, dyn.mobility_forces, z_local)
+    parent = jnp.asarray(topo.parent_or_ground)
     A_plus = spatial.shift_motion(acc.A_GB[parent], pos.p_PB_G)
     F_Bo = spatial.unflat(spatial.matvec(P_plus, spatial.flat(A_plus)) + z_plus)
     F = _at_mobilizer_frame(model, pos, F_Bo.at[0].set(0.0))

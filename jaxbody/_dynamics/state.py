@@ -16,6 +16,7 @@ import dataclasses
 import equinox as eqx
 import jax.numpy as jnp
 
+from jaxbody._dynamics.articulated import ArticulatedInertias
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument, StageViolation
 
@@ -78,22 +79,17 @@ class DynamicsCache(eqx.Module):
 
     body_forces: total applied spatial forces (nbodies, 2, 3) at Bo in G (force
     elements plus the State's applied body forces). mobility_forces: (nu,).
-    potential_energy: scalar. P, D_inv, G: articulated-body inertia (nbodies,
-    6, 6), inverse of ``H^T P H`` (nbodies, nu_max, nu_max) and ``P H D^-1``
-    (nbodies, 6, nu_max); for a body whose udot is known, P passes through
-    (``P+ = P``), D_inv is the identity and G is zero. udot_known: (nbodies,)
-    bool, the bodies whose udots are known (locked or driven by a Motion).
-    udot_prescribed: (nu,) the known udots (Simbody's presUDot pool, unpacked;
-    zero on free mobilities).
+    potential_energy: scalar. articulated: ArticulatedInertias (P, D_inv, G,
+    udot_known) of jaxbody._dynamics.articulated, RBDA pass 2's inertia part;
+    for a body whose udot is known P passes through (``P+ = P``), D_inv is the
+    identity and G is zero. udot_prescribed: (nu,) the known udots (Simbody's
+    presUDot pool, unpacked; zero on free mobilities).
     """
 
     body_forces: jnp.ndarray
     mobility_forces: jnp.ndarray
     potential_energy: jnp.ndarray
-    P: jnp.ndarray
-    D_inv: jnp.ndarray
-    G: jnp.ndarray
-    udot_known: jnp.ndarray
+    articulated: ArticulatedInertias
     udot_prescribed: jnp.ndarray
 
 
@@ -104,7 +100,8 @@ class AccelerationCache(eqx.Module):
     into u slots, zero on free mobilities; they sit on the left of
     ``M udot + tau = f - c``, so the applied force that produces the motion is -tau.
 
-    With constraints also acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the
+    With constraints also the constraint matrix G (m, nu) formed for the multipliers (``model.calc_g`` reads it),
+    acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the
     constraint forces ``G^T lambda = J^T constraint_body_forces + constraint_mobility_forces`` ((nbodies, 2, 3)
     at Bo in G, (nu,)), with the sign of G^T lambda (the negative of what the constraints apply).
     """
@@ -113,6 +110,7 @@ class AccelerationCache(eqx.Module):
     qdotdot: jnp.ndarray
     A_GB: jnp.ndarray
     tau: jnp.ndarray
+    constraint_matrix: jnp.ndarray | None = None
     acceleration_errors: jnp.ndarray | None = None
     multipliers: jnp.ndarray | None = None
     constraint_body_forces: jnp.ndarray | None = None
@@ -136,7 +134,7 @@ class State(eqx.Module):
     (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
     origin, in Ground (Ground's row is ignored). use_euler_angles: how q's
     orientation slots are to be read (static; must match the model realizing it).
-    Locks (Instance-stage variables, see jaxbody.locking): lock_level (nbodies,)
+    Locks (Instance-stage variables, see jaxbody._api.mobilized_body_motion): lock_level (nbodies,)
     int32 per body, a Motion level or Motion.NoLevel (-1, unlocked); lock_q (nq,)
     the locked q of position-level locks; lock_u (nu,) the locked u (velocity
     level) or udot (acceleration level). Arrays, so one compiled function serves

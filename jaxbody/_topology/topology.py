@@ -100,6 +100,11 @@ class Topology:
         return max([m.nu for m in self.mobilizers] + [1])
 
     @functools.cached_property
+    def parent_or_ground(self) -> np.ndarray:
+        """(nbodies,) int32 parent index with Ground's own entry 0 (a safe gather index for per-body arrays)."""
+        return np.maximum(np.asarray(self.parent, np.int32), 0)
+
+    @functools.cached_property
     def level(self) -> tuple[int, ...]:
         lv = [0] * self.nbodies
         for b in range(1, self.nbodies):

@@ -16,7 +16,7 @@ These are Simbody's formulas (catalogue section 2), written in the
 constraint's Ancestor frame A. They are affine in the highest derivative, so
 the constraint matrices (P, V, A: together G) and the constraint forces
 (G^T lambda) follow from them exactly by forward- and reverse-mode
-differentiation with respect to udot (see ``jaxbody.constraint_dynamics``).
+differentiation with respect to udot (see ``jaxbody._constraints.multipliers``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,142 @@
+"""A MobilizedBody's mass properties, inertias and momentum (Simbody's operators), as a mixin.
+
+Conventions (Simbody's): B is this body with origin Bo and mass center Bc, A another body, G Ground.
+Masses are kg, inertias kg m^2, stations m; spatial vectors are (2, 3) arrays (angular, linear) and
+momenta are (angular kg m^2/s, linear kg m/s). Mass properties are about Bo unless a name says otherwise;
+re-expressing them in another frame rotates them, it never shifts Bo.
+
+Position-stage (and later) operators read the mass properties from the State's Position cache (``Mk_G``,
+``p_GBc``), so they always agree with the model the State was realized with; ``@operator(stage)`` states
+the stage each needs (StageViolation while tracing otherwise). The Instance-stage getters
+(``get_body_mass_properties`` and friends) have no cache to read: they take an optional ``model`` and read
+``model.parameters``; without one they return the construction values of the Body.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from jaxbody._api.operator import operator
+from jaxbody._dynamics.state import State
+from jaxbody._math import spatial
+from jaxbody._typing import Stage
+
+
+class MassPropertiesArrays(NamedTuple):
+    """Traceable mass properties: ``mass`` () kg; ``com`` (3,) mass center measured from the
+    body origin Bo; ``inertia`` (3, 3) about Bo. ``com`` and ``inertia`` are expressed in the
+    frame the producing method names (B, G or A); a rotation only, never a shift of Bo."""
+
+    mass: jnp.ndarray
+    com: jnp.ndarray
+    inertia: jnp.ndarray
+
+
+def _point_inertia(mass, p):
+    """``m (|p|^2 1 - p p^T)``: inertia about O of a point mass at p (measured from O)."""
+    eye = jnp.eye(3, dtype=p.dtype)
+    return mass * (jnp.dot(p, p) * eye - jnp.outer(p, p))
+
+
+class MobilizedBodyMass:
+    """Mixin with B's mass properties, inertias and momentum.
+
+    Uses ``self.index``, ``self.body``, ``self._mobilizer_for`` and ``self.is_ground`` of MobilizedBody.
+    """
+
+    # ------------------------------------------------------------------------------------
+    # State access: mass properties (Instance stage; model parameters or construction values)
+
+    def get_body_mass_properties(self, state: State | None = None, model=None) -> MassPropertiesArrays:
+        """(mass, com p_BBc in B, inertia about Bo in B) as arrays.
+
+        From ``model.parameters`` when ``model`` is given, else the Body's construction values.
+        """
+        if model is None:
+            mp = self.body.mass_properties
+            return MassPropertiesArrays(jnp.asarray(mp.mass), jnp.asarray(mp.com), jnp.asarray(mp.inertia.matrix))
+        self._mobilizer_for(model)
+        prm = model.parameters
+        return MassPropertiesArrays(prm.mass[self.index], prm.com_B[self.index], prm.inertia_Bo_B[self.index])
+
+    def get_body_mass(self, state: State | None = None, model=None):
+        """Mass (kg), scalar; see get_body_mass_properties."""
+        return self.get_body_mass_properties(state, model).mass
+
+    def get_body_mass_center_station(self, state: State | None = None, model=None):
+        """Mass center station p_BBc (3,) in B; see get_body_mass_properties."""
+        return self.get_body_mass_properties(state, model).com
+
+    def get_body_unit_inertia_about_body_origin(self, state: State | None = None, model=None):
+        """Inertia about Bo in B divided by the mass (m^2), (3, 3); zero for a massless body."""
+        m, _, I = self.get_body_mass_properties(state, model)
+        return I / jnp.where(m == 0, 1.0, m)
+
+    def calc_body_central_inertia(self, state: State | None = None, model=None):
+        """Inertia about the mass center Bc, expressed in B (3, 3); see get_body_mass_properties."""
+        m, c, I = self.get_body_mass_properties(state, model)
+        return I - _point_inertia(m, c)
+
+    # ------------------------------------------------------------------------------------
+    # Basic operators: re-expressing mass properties
+
+    def _mass_properties_in_ground(self, state):
+        """B's mass properties about Bo in G from the Position cache (the caller checks the stage)."""
+        pos = state.position
+        Mk = pos.Mk_G[self.index]
+        return MassPropertiesArrays(Mk[3, 3], pos.p_GBc[self.index] - pos.p_GB[self.index], Mk[:3, :3])
+
+    @operator(Stage.Position)
+    def express_mass_properties_in_ground_frame(self, state: State) -> MassPropertiesArrays:
+        """B's mass properties about Bo, re-expressed (not shifted) in G. Requires Position."""
+        return self._mass_properties_in_ground(state)
+
+    @operator(Stage.Position)
+    def express_mass_properties_in_another_body_frame(self, state: State, in_body_A) -> MassPropertiesArrays:
+        """B's mass properties about Bo, re-expressed (not shifted) in A. Requires Position."""
+        m, c_G, I_G = self._mass_properties_in_ground(state)
+        R_GA = state.position.R_GB[in_body_A.index]
+        return MassPropertiesArrays(m, spatial.mattvec(R_GA, c_G), spatial.tmatmul(R_GA, spatial.matmul(I_G, R_GA)))
+
+    # ------------------------------------------------------------------------------------
+    # High-level operators: inertia and momentum
+
+    @operator(Stage.Position)
+    def get_body_spatial_inertia_in_ground(self, state: State):
+        """Spatial inertia Mk about Bo in G (6, 6), from the Position cache. Requires Position."""
+        return state.position.Mk_G[self.index]
+
+    # No decorator: Ground needs no stage (as in Simbody); other bodies are checked by
+    # get_body_spatial_inertia_in_ground.
+    def calc_body_spatial_inertia_matrix_in_ground(self, state: State):
+        """``[[I_Bo, [m c]x], [-[m c]x, m 1]]`` (6, 6) in G; Ground: diag(inf) as in Simbody. Requires Position."""
+        if self.is_ground():
+            return jnp.diag(jnp.full(6, jnp.inf, dtype=state.q.dtype))
+        return self.get_body_spatial_inertia_in_ground(state)
+
+    @operator(Stage.Position)
+    def calc_body_inertia_about_another_body_station(self, state: State, in_body_A, about_location_on_A):
+        """Inertia of B about station PA of A, expressed in A (3, 3). Requires Position."""
+        m, c_G, I_o_G = self._mass_properties_in_ground(state)
+        p_GPA = in_body_A.find_station_location_in_ground(state, about_location_on_A)
+        p_BoPA_G = p_GPA - state.position.p_GB[self.index]
+        I_PA_G = I_o_G - _point_inertia(m, c_G) + _point_inertia(m, c_G - p_BoPA_G)
+        R_GA = state.position.R_GB[in_body_A.index]
+        return spatial.tmatmul(R_GA, spatial.matmul(I_PA_G, R_GA))
+
+    @operator(Stage.Velocity)
+    def calc_body_momentum_about_body_origin_in_ground(self, state: State):
+        """Mk_G V_GB (2, 3): (angular momentum about Bo, linear momentum) in G. Requires Velocity."""
+        Mk = state.position.Mk_G[self.index]
+        return spatial.unflat(spatial.matvec(Mk, spatial.flat(state.velocity.V_GB[self.index])))
+
+    @operator(Stage.Velocity)
+    def calc_body_momentum_about_body_mass_center_in_ground(self, state: State):
+        """(I_Bc w_GB, m v_GBc) (2, 3) in G: momentum with the angular part about Bc. Requires Velocity."""
+        m, c_G, I_o_G = self._mass_properties_in_ground(state)
+        V = state.velocity.V_GB[self.index]
+        I_c_G = I_o_G - _point_inertia(m, c_G)
+        v_Bc = V[1] + jnp.cross(V[0], c_G)
+        return jnp.stack([spatial.matvec(I_c_G, V[0]), m * v_Bc])
