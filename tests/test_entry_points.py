@@ -31,10 +31,10 @@ CALLS = {
     "System.project": lambda system, s: system.project(s, 1e-10)[0].q,
     "System.project_q": lambda system, s: system.project_q(s, 1e-10)[0].q,
     "System.project_u": lambda system, s: system.project_u(s, 1e-10)[0].u,
-    "MotionOperators.prescribe_q": lambda system, s: system.prescribe(s).q,
-    "MotionOperators.prescribe_u": lambda system, s: system.prescribe(s).u,
+    "ModelMotion.prescribe_q": lambda system, s: system.prescribe(s).q,
+    "ModelMotion.prescribe_u": lambda system, s: system.prescribe(s).u,
     "Model.realize": lambda system, s: system.realize(s).acceleration.udot,
-    "DynamicsOperators.calc_m": lambda system, s: system.realize_topology().calc_m(system.realize(s, jb.Stage.Position)),
+    "ModelDynamics.calc_m": lambda system, s: system.realize_topology().calc_m(system.realize(s, jb.Stage.Position)),
 }
 
 

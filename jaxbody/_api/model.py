@@ -16,10 +16,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody import _realize
-from jaxbody._api.model_constraints import ConstraintOperatorsMixin
-from jaxbody._api.model_dynamics import DynamicsOperators
-from jaxbody._api.model_jacobians import JacobianOperators
-from jaxbody._api.model_motion import MotionOperators
+from jaxbody._api.model_constraints import ModelConstraints
+from jaxbody._api.model_dynamics import ModelDynamics
+from jaxbody._api.model_jacobians import ModelJacobians
+from jaxbody._api.model_motion import ModelMotion
 from jaxbody._api.operator import operator
 from jaxbody._constraints.layout import ConstraintSet
 from jaxbody._dynamics.parameters import Parameters
@@ -31,7 +31,7 @@ from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 
-class Model(DynamicsOperators, JacobianOperators, ConstraintOperatorsMixin, MotionOperators, eqx.Module):
+class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Module):
     """A frozen multibody system: ``topology`` (static), ``parameters``, ``forces`` and ``motions`` (array leaves).
 
     constraints: the static ConstraintSet (their parameters are in ``parameters.constraint_params``).

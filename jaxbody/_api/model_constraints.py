@@ -27,11 +27,11 @@ from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 
 
-class ConstraintOperatorsMixin:
+class ModelConstraints:
     """Constraint operators of Model (mixed into jaxbody._api.model.Model)."""
 
     def _constraint_ops(self, state: State) -> ConstraintOperators:
-        """Operators at a State realized to Velocity (M^-1 products: see DynamicsOperators._articulated_inertias)."""
+        """Operators at a State realized to Velocity (M^-1 products: see ModelDynamics._articulated_inertias)."""
         return ConstraintOperators(
             self, state.t, state.q, state.u, state.position, state.velocity, self._articulated_inertias(state), state.constraint_enabled
         )

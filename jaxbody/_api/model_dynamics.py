@@ -22,7 +22,7 @@ from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 
-class DynamicsOperators:
+class ModelDynamics:
     """Tree dynamics operators of Model (mixed into jaxbody._api.model.Model)."""
 
     # -- helpers ------------------------------------------------------------------

@@ -34,7 +34,7 @@ def _tasks(model, bodies, stations):
     return np.asarray(idx, dtype=np.int32), stations.reshape(len(idx), 3), single
 
 
-class JacobianOperators:
+class ModelJacobians:
     """Mixin of Model: every method is pure and traceable."""
 
     # -- system Jacobian ---------------------------------------------------------------

@@ -23,7 +23,7 @@ import numpy as np
 
 from jaxbody._api.operator import operator
 from jaxbody._dynamics import prescribed
-from jaxbody._dynamics.state import State
+from jaxbody._dynamics.state import State, require
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
@@ -41,7 +41,7 @@ def _host(x, what: str) -> np.ndarray:
         ) from None
 
 
-class MotionOperators:
+class ModelMotion:
     """Prescribed-motion operators of Model (Simbody's SimbodyMatterSubsystem / System solvers)."""
 
     #: Host-side methods: not wrapped in eqx.filter_jit (they return numpy with data-dependent lengths).
@@ -78,43 +78,43 @@ class MotionOperators:
     @operator(jit=True)
     def get_free_q_mask(self, state: State):
         """(nq,) bool: q that are free (not locked, prescribed or unused slots)."""
-        return prescribed.calc_slot_masks(self, state)[0]
+        return prescribed.calc_slot_masks(self, state).free_q
 
     @operator(jit=True)
     def get_free_u_mask(self, state: State):
         """(nu,) bool: u that are free (method Free)."""
-        return prescribed.calc_slot_masks(self, state)[2]
+        return prescribed.calc_slot_masks(self, state).free_u
 
     @operator(jit=True)
     def get_free_udot_mask(self, state: State):
         """(nu,) bool: udots computed from forces; the complement of get_known_udot_mask."""
-        return prescribed.calc_slot_masks(self, state)[4]
+        return prescribed.calc_slot_masks(self, state).free_udot
 
     @operator(jit=True)
     def get_known_udot_mask(self, state: State):
         """(nu,) bool: udots known from a lock or Motion (one tau each)."""
-        return prescribed.calc_slot_masks(self, state)[5]
+        return prescribed.calc_slot_masks(self, state).known_udot
 
     # -- Simbody's index lists and packing (host) -------------------------------------------------
 
     def _mask(self, state, which, what):
-        return _host(_slot_masks(self, state)[which], what)
+        return _host(getattr(_slot_masks(self, state), which), what)
 
     def get_free_q_index(self, state: State) -> np.ndarray:
         """Indices of the free q (Simbody's getFreeQIndex), int numpy array. Concrete State only."""
-        return np.flatnonzero(self._mask(state, 0, "get_free_q_index"))
+        return np.flatnonzero(self._mask(state, "free_q", "get_free_q_index"))
 
     def get_free_u_index(self, state: State) -> np.ndarray:
         """Indices of the free u (getFreeUIndex). Concrete State only."""
-        return np.flatnonzero(self._mask(state, 2, "get_free_u_index"))
+        return np.flatnonzero(self._mask(state, "free_u", "get_free_u_index"))
 
     def get_free_udot_index(self, state: State) -> np.ndarray:
         """Indices of the free udots (getFreeUDotIndex). Concrete State only."""
-        return np.flatnonzero(self._mask(state, 4, "get_free_udot_index"))
+        return np.flatnonzero(self._mask(state, "free_udot", "get_free_udot_index"))
 
     def get_known_udot_index(self, state: State) -> np.ndarray:
         """Indices of the known udots (getKnownUDotIndex), the order of the motion multipliers. Concrete State only."""
-        return np.flatnonzero(self._mask(state, 5, "get_known_udot_index"))
+        return np.flatnonzero(self._mask(state, "known_udot", "get_known_udot_index"))
 
     def pack_free_q(self, state: State, all_q):
         """``all_q`` (nq,) restricted to the free q, in order. Concrete State only."""
@@ -161,7 +161,6 @@ class MotionOperators:
         """Power (W) the Motions and locks add to the system, ``-tau . u``. Requires Acceleration."""
         return -jnp.dot(self.find_motion_forces(state), state.u)
 
-    @operator(Stage.Acceleration)
     def calc_motion_errors(self, state: State, stage: Stage, packed: bool = True):
         """Actual minus prescribed values of the known q (stage Position), u (Velocity) or udot (Acceleration).
 
@@ -172,12 +171,12 @@ class MotionOperators:
         stage = Stage(stage)
         masks = prescribed.calc_slot_masks(self, state)
         if stage == Stage.Position:
-            known, err = masks[1], state.q - prescribed.calc_prescribed_q(self, state)
+            known, err = masks.known_q, state.q - prescribed.calc_prescribed_q(self, state)
         elif stage == Stage.Velocity:
-            known, err = masks[3], state.u - prescribed.calc_prescribed_u(self, state)
+            known, err = masks.known_u, state.u - prescribed.calc_prescribed_u(self, state)
         elif stage == Stage.Acceleration:
-            udot = state.acceleration.udot
-            known, err = masks[5], udot - prescribed.calc_prescribed_udot(self, state)
+            udot = require(state, Stage.Acceleration, "calc_motion_errors").acceleration.udot  # only this stage needs it
+            known, err = masks.known_udot, udot - prescribed.calc_prescribed_udot(self, state)
         else:
             raise InvalidArgument(f"calc_motion_errors: stage must be Position, Velocity or Acceleration, got {stage!r}")
         if not packed:
@@ -191,4 +190,4 @@ class MotionOperators:
         return state.set_locks(default.lock_level, default.lock_q, default.lock_u)
 
 
-__all__ = ["MotionOperators"]
+__all__ = ["ModelMotion"]

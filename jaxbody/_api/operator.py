@@ -35,7 +35,7 @@ _TRACES: collections.Counter = collections.Counter()
 
 
 def trace_count(name: str) -> int:
-    """How many times the entry point ``name`` (its ``__qualname__``: the defining class, e.g. ``"Model.realize"``, ``"DynamicsOperators.calc_m"``) was traced."""
+    """How many times the entry point ``name`` (its ``__qualname__``: the defining class, e.g. ``"Model.realize"``, ``"ModelDynamics.calc_m"``) was traced."""
     return _TRACES[name]
 
 

@@ -223,7 +223,7 @@ def project_q(model, state, options: ProjectOptions = ProjectOptions(), q_err_es
     normal to the manifold (Simbody's error-estimate projection) and is returned in the results.
     """
     mp = model.constraints.mp
-    free_q = prescribed.calc_slot_masks(model, state)[0].astype(state.q.dtype)
+    free_q = prescribed.calc_slot_masks(model, state).free_q.astype(state.q.dtype)
     zero = jnp.zeros((), state.q.dtype)
     if mp == 0:
         q, it, entry, final = state.q, jnp.zeros((), jnp.int32), zero, zero
@@ -274,7 +274,7 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
     st = model.realize(state, Stage.Position)
     ops = VelocityConstraintOperators(model, st.t, st.q, st.position, st.constraint_enabled)
     mask = ops.mask[:nv]
-    free_u = prescribed.calc_slot_masks(model, st)[2].astype(st.q.dtype)
+    free_u = prescribed.calc_slot_masks(model, st).free_u.astype(st.q.dtype)
     B = ops.calc_pv() * free_u
     E = jnp.maximum(jnp.abs(st.u), 1.0)  # Simbody's Eu^-1: relative changes for large |u|
     rank_tol = max(nv, 1) * jnp.finfo(st.q.dtype).eps ** 0.5

@@ -23,6 +23,7 @@ traced evaluation per attached Motion.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -40,20 +41,19 @@ _LEVEL_METHODS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
-def slot_maps(topo: Topology):
-    """Static maps: q_body (nq,), q_in_use (nq,) bool, u_body (nu,), body_nu (nbodies,)."""
-    q_body = np.zeros(topo.nq, np.int32)
-    q_in_use = np.zeros(topo.nq, bool)
-    u_body = np.zeros(topo.nu, np.int32)
-    body_nu = np.zeros(topo.nbodies, np.int32)
-    for b, m in enumerate(topo.mobilizers):
-        q0, u0 = topo.q_start[b], topo.u_start[b]
-        q_body[q0 : q0 + m.nq_alloc] = b
-        q_in_use[q0 : q0 + m.nq_in_use] = True
-        u_body[u0 : u0 + m.nu] = b
-        body_nu[b] = m.nu
-    return q_body, q_in_use, u_body, body_nu
+class SlotMasks(NamedTuple):
+    """Per-slot motion classification of one State, each a bool array: q masks (nq,), u and udot masks (nu,).
+
+    Simbody's lists: free = method Free; known q/u = Prescribed or Zero; known udot = not Free. Unused q slots
+    (Euler mode's fourth slot) are neither free nor known.
+    """
+
+    free_q: jnp.ndarray
+    known_q: jnp.ndarray
+    free_u: jnp.ndarray
+    known_u: jnp.ndarray
+    free_udot: jnp.ndarray
+    known_udot: jnp.ndarray
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,7 +62,7 @@ def _static_methods(topo: Topology, motion_levels: tuple) -> np.ndarray:
     methods = np.full((topo.nbodies, 3), _F, np.int32)
     for body, level in motion_levels:
         methods[body] = _LEVEL_METHODS[level]
-    methods[slot_maps(topo)[3] == 0] = _Z
+    methods[topo.body_nu == 0] = _Z
     return methods
 
 
@@ -86,22 +86,19 @@ def calc_motion_methods(model, state):
         -1,
     ).astype(jnp.int32)
     methods = jnp.where((level != Motion.NoLevel)[:, None], locked, static)
-    return jnp.where(jnp.asarray(slot_maps(topo)[3] == 0)[:, None], _Z, methods)
+    return jnp.where(jnp.asarray(topo.body_nu == 0)[:, None], _Z, methods)
 
 
 def calc_slot_masks(model, state, methods=None):
-    """Jit-safe masks: (free_q (nq,), known_q (nq,), free_u, known_u, free_udot, known_udot (nu,)), bool.
-
-    Simbody's lists: free = method Free; known q/u = Prescribed or Zero; known
-    udot = not Free. Unused q slots (Euler mode's fourth slot) are neither.
-    """
-    q_body, q_in_use, u_body, _ = slot_maps(model.topology)
+    """Jit-safe SlotMasks of ``state`` (``methods``: calc_motion_methods(model, state) when already known)."""
+    topo = model.topology
+    q_body, q_in_use, u_body = topo.q_body, topo.q_in_use, topo.u_body
     m = calc_motion_methods(model, state) if methods is None else methods
     mq, mu, mudot = m[q_body, 0], m[u_body, 1], m[u_body, 2]
     in_use = jnp.asarray(q_in_use)
     known_q = in_use & ((mq == _P) | (mq == _Z))
     known_u = (mu == _P) | (mu == _Z)
-    return in_use & (mq == _F), known_q, mu == _F, known_u, mudot == _F, mudot != _F
+    return SlotMasks(in_use & (mq == _F), known_q, mu == _F, known_u, mudot == _F, mudot != _F)
 
 
 def calc_udot_known_bodies(model, state, methods=None):
@@ -109,7 +106,7 @@ def calc_udot_known_bodies(model, state, methods=None):
 
     ``methods``: calc_motion_methods(model, state) when the caller has it already.
     """
-    has_u = jnp.asarray(slot_maps(model.topology)[3] > 0)
+    has_u = jnp.asarray(model.topology.body_nu > 0)
     methods = calc_motion_methods(model, state) if methods is None else methods
     return has_u & (methods[:, 2] != _F)
 
@@ -160,7 +157,7 @@ def _d_dt(f, t):
 
 
 def _per_slot_lock_level(model, state, which):
-    q_body, _, u_body, _ = slot_maps(model.topology)
+    q_body, u_body = model.topology.q_body, model.topology.u_body
     return state.lock_level[q_body if which == "q" else u_body]
 
 
@@ -211,23 +208,23 @@ def calc_prescribed_udot(model, state):
 
 def calc_known_udot(model, state, methods=None):
     """(nu,) the known udots (prescribed, locked or zero), zero on free mobilities. Needs q and u."""
-    known = calc_slot_masks(model, state, methods)[5]
+    known = calc_slot_masks(model, state, methods).known_udot
     return jnp.where(known, calc_prescribed_udot(model, state), 0.0)
 
 
 def prescribe_q(model, state):
     """State with every known q set to its prescribed value (Simbody's prescribeQ). Drops Position and later."""
-    known_q = calc_slot_masks(model, state)[1]
+    known_q = calc_slot_masks(model, state).known_q
     return state.set_q(jnp.where(known_q, calc_prescribed_q(model, state), state.q))
 
 
 def prescribe_u(model, state):
     """State with every known u set (Simbody's prescribeU; uses the state's q). Drops Velocity and later."""
-    known_u = calc_slot_masks(model, state)[3]
+    known_u = calc_slot_masks(model, state).known_u
     return state.set_u(jnp.where(known_u, calc_prescribed_u(model, state), state.u))
 
 
 __all__ = [
-    "slot_maps", "calc_motion_methods", "calc_slot_masks", "calc_udot_known_bodies", "calc_prescribed_q",
+    "SlotMasks", "calc_motion_methods", "calc_slot_masks", "calc_udot_known_bodies", "calc_prescribed_q",
     "calc_prescribed_u", "calc_prescribed_udot", "calc_known_udot", "prescribe_q", "prescribe_u",
 ]

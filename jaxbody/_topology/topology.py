@@ -100,6 +100,35 @@ class Topology:
         return max([m.nu for m in self.mobilizers] + [1])
 
     @functools.cached_property
+    def q_body(self) -> np.ndarray:
+        """(nq,) int32: the body owning each q slot."""
+        out = np.zeros(self.nq, np.int32)
+        for b, m in enumerate(self.mobilizers):
+            out[self.q_start[b] : self.q_start[b] + m.nq_alloc] = b
+        return out
+
+    @functools.cached_property
+    def q_in_use(self) -> np.ndarray:
+        """(nq,) bool: q slots in use (False for Euler mode's unused fourth slot)."""
+        out = np.zeros(self.nq, bool)
+        for b, m in enumerate(self.mobilizers):
+            out[self.q_start[b] : self.q_start[b] + m.nq_in_use] = True
+        return out
+
+    @functools.cached_property
+    def u_body(self) -> np.ndarray:
+        """(nu,) int32: the body owning each u slot."""
+        out = np.zeros(self.nu, np.int32)
+        for b, m in enumerate(self.mobilizers):
+            out[self.u_start[b] : self.u_start[b] + m.nu] = b
+        return out
+
+    @functools.cached_property
+    def body_nu(self) -> np.ndarray:
+        """(nbodies,) int32: mobilities of each body's mobilizer (0 for Ground and Weld)."""
+        return np.asarray([m.nu for m in self.mobilizers], np.int32)
+
+    @functools.cached_property
     def parent_or_ground(self) -> np.ndarray:
         """(nbodies,) int32 parent index with Ground's own entry 0 (a safe gather index for per-body arrays)."""
         return np.maximum(np.asarray(self.parent, np.int32), 0)
