@@ -1,4 +1,8 @@
-"""Shape aliases used in docstrings and the Stage enum shared by every module."""
+"""Shape aliases used in kernel signatures, and the Stage enum shared by every module.
+
+The aliases are jaxtyping annotations (documentation; not checked at run time). Per-body arrays have
+``nbodies`` rows, Ground first; spatial vectors are (angular, linear) at body origins, in Ground.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,10 @@ Vec3 = Float[Array, "... 3"]
 Mat33 = Float[Array, "... 3 3"]
 SpatialVec = Float[Array, "... 2 3"]
 SpatialMat = Float[Array, "... 6 6"]
+Mobilities = Float[Array, "nu"]
+Coordinates = Float[Array, "nq"]
+BodySpatialVecs = Float[Array, "nbodies 2 3"]
+BodySpatialMats = Float[Array, "nbodies 6 6"]
 
 
 class Stage(enum.IntEnum):

@@ -48,6 +48,7 @@ import jax.numpy as jnp
 from jaxbody._math import spatial
 from jaxbody._math.linalg import small_spd_inverse
 from jaxbody._topology import mobilizer_groups, tree_scan
+from jaxbody._typing import BodySpatialMats, BodySpatialVecs, Mobilities
 
 
 class ArticulatedInertias(NamedTuple):
@@ -175,7 +176,9 @@ def aba_accelerations_outward(model, pos, abi: ArticulatedInertias, eps_or_known
     return udot_b, A_GB
 
 
-def articulated_bias(model, pos, P, vel, body_forces, udot_prescribed):
+def articulated_bias(
+    model, pos, P: BodySpatialMats, vel, body_forces: BodySpatialVecs, udot_prescribed: Mobilities
+) -> BodySpatialVecs:
     """``z_local = P (A_b + H udot_p) + b - F_applied`` (nbodies, 2, 3): each body's bias before its children.
 
     udot_prescribed (nu,) is zero on free mobilities, so the ``H udot_p`` term only acts on known bodies.
@@ -207,8 +210,8 @@ def articulated_solve(model, pos, abi: ArticulatedInertias, f, z_local, A_b, udo
     )
 
 
-def calc_tree_accelerations(model, pos, vel, abi: ArticulatedInertias, mobility_forces, body_forces,
-                            udot_prescribed) -> TreeAccelerations:
+def calc_tree_accelerations(model, pos, vel, abi: ArticulatedInertias, mobility_forces: Mobilities,
+                            body_forces: BodySpatialVecs, udot_prescribed: Mobilities) -> TreeAccelerations:
     """Forward dynamics ignoring constraints: ``M udot + tau = f + J^T F - c`` with the known udots given.
 
     Args:
@@ -221,7 +224,7 @@ def calc_tree_accelerations(model, pos, vel, abi: ArticulatedInertias, mobility_
     return articulated_solve(model, pos, abi, mobility_forces, z_local, vel.mobilizer_coriolis, udot_prescribed)
 
 
-def multiply_by_m_inv_with_accelerations(model, pos, abi: ArticulatedInertias, f) -> TreeAccelerations:
+def multiply_by_m_inv_with_accelerations(model, pos, abi: ArticulatedInertias, f: Mobilities) -> TreeAccelerations:
     """``M^-1 f`` with its body accelerations ``J M^-1 f`` and prescribed forces (no velocity terms).
 
     With known udots this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities only enters tau. Linear
@@ -231,6 +234,6 @@ def multiply_by_m_inv_with_accelerations(model, pos, abi: ArticulatedInertias, f
     return articulated_solve(model, pos, abi, f, zeros, zeros, jnp.zeros_like(f))
 
 
-def multiply_by_m_inv(model, pos, abi: ArticulatedInertias, f):
+def multiply_by_m_inv(model, pos, abi: ArticulatedInertias, f: Mobilities) -> Mobilities:
     """``M^-1 f`` (nu,) in O(n) without forming M; with known udots, Simbody's ``[M_rr^-1 f_r; 0]``."""
     return multiply_by_m_inv_with_accelerations(model, pos, abi, f).udot

@@ -14,16 +14,17 @@ import jax.numpy as jnp
 
 from jaxbody._math import spatial
 from jaxbody._topology import mobilizer_groups, tree_scan
+from jaxbody._typing import BodySpatialVecs, Mobilities
 
 
-def multiply_by_system_jacobian(model, pos, u):
+def multiply_by_system_jacobian(model, pos, u: Mobilities) -> BodySpatialVecs:
     """``J u`` (nbodies, 2, 3): body spatial velocities at Bo in G for speeds u. Cost: one outward scan."""
     topo = model.topology
     Hu = spatial.unflat(spatial.matvec(pos.H_PB_G, mobilizer_groups.per_body_u(topo, u)))
     return tree_scan.shift_outward(topo, pos.p_PB_G, Hu)
 
 
-def multiply_by_system_jacobian_transpose(model, pos, body_forces):
+def multiply_by_system_jacobian_transpose(model, pos, body_forces: BodySpatialVecs) -> Mobilities:
     """``J^T F`` (nu,) for spatial forces F (nbodies, 2, 3) at Bo in G. Cost: one inward scan."""
     topo = model.topology
     F, _ = tree_scan.shift_inward(topo, pos.p_PB_G, body_forces)

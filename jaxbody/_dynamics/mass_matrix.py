@@ -8,9 +8,10 @@ import jax.numpy as jnp
 from jaxbody._dynamics import articulated, jacobians
 from jaxbody._math import spatial
 from jaxbody._topology import tree_scan
+from jaxbody._typing import BodySpatialMats, Mobilities
 
 
-def multiply_by_m(model, pos, a):
+def multiply_by_m(model, pos, a: Mobilities) -> Mobilities:
     """``M a = J^T (Mk (J a))`` in O(n) without forming M (one outward and one inward scan).
 
     a (nu,) -> (nu,).
@@ -21,7 +22,7 @@ def multiply_by_m(model, pos, a):
     )
 
 
-def calc_composite_body_inertias(model, pos):
+def calc_composite_body_inertias(model, pos) -> BodySpatialMats:
     """Composite-body inertias R_B about Bo in G (nbodies, 6, 6): ``R_B = Mk_B + sum_c Phi_c R_c Phi_c^T``.
 
     Cost: one inward level scan.
