@@ -15,6 +15,8 @@ CONSTRAINED_CASES = ["fourbar", "fourbar_planar", "rod_chain", "weld_constraint"
 ALL_CASES = TREE_CASES + CONSTRAINED_CASES
 # jaxbody's own cases (tests/golden/generate_constraint_cases.py): constraints whose Ancestor is a moving body.
 GENERATED_CONSTRAINED_CASES = ["ancestor_constraints", "ancestor_weld"]
+#: Tolerance of every comparison with the oracle: max error <= RTOL * max(1, max|expected|) (helpers.assert_close).
+RTOL = 1e-10
 
 _FACTORY = {
     "pin": jb.MobilizedBody.Pin,

@@ -15,15 +15,8 @@ import pytest
 
 import jaxbody as jb
 from constraint_systems import fourbar_state, parallelogram_fourbar, zoo
+from helpers import assert_close, assert_grad_matches_fd
 from systems import random_state
-
-
-def close(a, b, tol, what):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, f"{what}: {a.shape} vs {b.shape}"
-    err = float(np.max(np.abs(a - b))) if a.size else 0.0
-    scale = max(1.0, float(np.max(np.abs(b))) if b.size else 1.0)
-    assert err <= tol * scale, f"{what}: max error {err:.3e} (scale {scale:.3g})"
 
 
 def zoo_summary(model, state, x):
@@ -79,39 +72,39 @@ def test_zoo_has_every_constraint_type():
 
 def test_g_forward_and_reverse_agree():
     model, _, _, r, x, _ = zoo_results()
-    close(r["Gx"], r["G"] @ np.asarray(x), 1e-12, "G x (forward mode) vs calc_g (reverse mode) x")
-    close(r["GT"], r["G"].T, 0, "calc_g_transpose")
-    close(r["aerr_x"], r["G"] @ np.asarray(x) + r["bias"], 1e-12, "aerr(udot) = G udot + bias")
+    assert_close(r["Gx"], r["G"] @ np.asarray(x), 1e-12, "G x (forward mode) vs calc_g (reverse mode) x")
+    assert_close(r["GT"], r["G"].T, 0, "calc_g_transpose")
+    assert_close(r["aerr_x"], r["G"] @ np.asarray(x) + r["bias"], 1e-12, "aerr(udot) = G udot + bias")
 
 
 def test_constraint_forces_are_g_transpose_lambda():
     _, _, _, r, _, _ = zoo_results()
-    close(r["JTF+f"], r["GTlam"], 1e-11, "J^T F_c + f_c = G^T lambda")
+    assert_close(r["JTF+f"], r["GTlam"], 1e-11, "J^T F_c + f_c = G^T lambda")
 
 
 def test_p_rows_of_g_and_pq():
     model, _, _, r, _, _ = zoo_results()
     mp, mv = model.constraints.mp, model.constraints.mv
-    close(r["PV"], r["G"][: mp + mv], 1e-12, "velocity-level [P; V] = first rows of G")
-    close(r["P"], r["G"][:mp], 1e-12, "calc_p")
-    close(r["PqN"], r["P"], 1e-12, "Pq N = P")
-    close(r["bias_g"][:mp], r["pverr_u0"][:mp], 0, "multiply-by-G bias, holonomic rows: pverr(u=0)")
-    close(r["bias_g"][mp:], r["bias"][mp:], 0, "multiply-by-G bias, other rows")
+    assert_close(r["PV"], r["G"][: mp + mv], 1e-12, "velocity-level [P; V] = first rows of G")
+    assert_close(r["P"], r["G"][:mp], 1e-12, "calc_p")
+    assert_close(r["PqN"], r["P"], 1e-12, "Pq N = P")
+    assert_close(r["bias_g"][:mp], r["pverr_u0"][:mp], 0, "multiply-by-G bias, holonomic rows: pverr(u=0)")
+    assert_close(r["bias_g"][mp:], r["bias"][mp:], 0, "multiply-by-G bias, other rows")
 
 
 def test_projected_inverse_mass_matrix():
     _, _, _, r, _, _ = zoo_results()
-    close(r["GMinvGT"], r["GMinvGT_explicit"], 1e-11, "G M^-1 G^T (O(n) operator vs explicit)")
+    assert_close(r["GMinvGT"], r["GMinvGT_explicit"], 1e-11, "G M^-1 G^T (O(n) operator vs explicit)")
 
 
 def test_forward_dynamics_satisfies_constraints():
     _, _, _, r, _, _ = zoo_results()
-    close(r["udot_err"], np.zeros_like(r["udot_err"]), 1e-10, "G udot + bias after forward dynamics")
-    close(r["residual"], np.zeros_like(r["residual"]), 1e-10, "residual with multipliers")
-    close(r["udot_calc"], r["udot"], 1e-10, "calc_acceleration vs realize")
-    close(r["power"], -r["lam"] @ r["Gu"], 1e-12, "constraint power")
-    close(r["perr"], r["perr_direct"], 1e-13, "realized position errors")
-    close(r["verr"], r["verr_direct"], 1e-13, "realized velocity errors")
+    assert_close(r["udot_err"], np.zeros_like(r["udot_err"]), 1e-10, "G udot + bias after forward dynamics")
+    assert_close(r["residual"], np.zeros_like(r["residual"]), 1e-10, "residual with multipliers")
+    assert_close(r["udot_calc"], r["udot"], 1e-10, "calc_acceleration vs realize")
+    assert_close(r["power"], -r["lam"] @ r["Gu"], 1e-12, "constraint power")
+    assert_close(r["perr"], r["perr_direct"], 1e-13, "realized position errors")
+    assert_close(r["verr"], r["verr_direct"], 1e-13, "realized velocity errors")
 
 
 def test_per_constraint_api():
@@ -120,14 +113,14 @@ def test_per_constraint_api():
     for name, c in cons.items():
         p, v, a = model.constraints.rows_of(c.index)
         rows = np.concatenate([p, v, a])
-        close(c.get_multipliers_as_vector(realized), r["lam"][rows], 0, f"{name} multipliers")
-        close(c.get_position_errors_as_vector(realized), r["perr"][p], 0, f"{name} perr")
+        assert_close(c.get_multipliers_as_vector(realized), r["lam"][rows], 0, f"{name} multipliers")
+        assert_close(c.get_position_errors_as_vector(realized), r["perr"][p], 0, f"{name} perr")
         assert c.get_num_constraint_equations() == (len(p), len(v), len(a))
         assert c.get_ancestor_mobilized_body().index in [b.index for b in c.get_subtree()]
         total += float(c.calc_power(realized))
-    close(total, r["power"], 1e-10, "sum of per-constraint power")
+    assert_close(total, r["power"], 1e-10, "sum of per-constraint power")
     rod = cons["rod"]
-    close(rod.calc_position_constraint_matrix_p(realized), r["P"][model.constraints.rows_of(rod.index)[0]], 1e-12, "rod P")
+    assert_close(rod.calc_position_constraint_matrix_p(realized), r["P"][model.constraints.rows_of(rod.index)[0]], 1e-12, "rod P")
 
 
 # Rows whose Simbody velocity (acceleration) equations are the exact time derivative of the position
@@ -156,17 +149,17 @@ def test_error_levels_are_time_derivatives():
     aerr = np.asarray(realized.acceleration.acceleration_errors)
     for name in EXACT_POSITION_DERIVATIVE:
         p, _, _ = model.constraints.rows_of(cons[name].index)
-        close(np.asarray(r["verr"])[p], np.asarray(dperr)[p], 1e-10, f"{name}: pverr = d/dt perr")
+        assert_close(np.asarray(r["verr"])[p], np.asarray(dperr)[p], 1e-10, f"{name}: pverr = d/dt perr")
     for name in EXACT_VELOCITY_DERIVATIVE:
         p, v, _ = model.constraints.rows_of(cons[name].index)
         rows = p if name in HOLONOMIC_ROWS_ONLY else np.concatenate([p, v])
-        close(aerr[rows], np.asarray(dverr)[rows], 1e-9, f"{name}: aerr = d/dt verr")
+        assert_close(aerr[rows], np.asarray(dverr)[rows], 1e-9, f"{name}: aerr = d/dt verr")
     # Ball: Simbody's pverr is d/dt perr - w_AB1 x perr (C is body 1's point at S, not its station P); here
     # body 1 is the Ancestor itself (w_AB1 = 0), so the derivative is exact.
     ball = cons["ball"]
     assert ball.get_ancestor_mobilized_body() is ball.bodies[0]
     p, _, _ = model.constraints.rows_of(ball.index)
-    close(np.asarray(r["verr"])[p], np.asarray(dperr)[p], 1e-10, "ball: pverr = d/dt perr when body 1 is A")
+    assert_close(np.asarray(r["verr"])[p], np.asarray(dperr)[p], 1e-10, "ball: pverr = d/dt perr when body 1 is A")
 
 
 def test_disabled_constraints_per_state_under_vmap():
@@ -185,14 +178,14 @@ def test_disabled_constraints_per_state_under_vmap():
     single = jax.jit(run)
     tree_udot, _ = jax.jit(lambda s: model.calc_acceleration_ignoring_constraints(
         model.realize(s, jb.Stage.Velocity), s.mobility_forces, model.get_gravity_body_forces(model.realize(s, jb.Stage.Position))))(state)
-    close(udot[0], tree_udot, 1e-12, "all constraints disabled = tree dynamics")
+    assert_close(udot[0], tree_udot, 1e-12, "all constraints disabled = tree dynamics")
     rc = model.constraints.row_constraint_array
     for i in range(masks.shape[0]):
         u_i, lam_i, err_i = single(state, masks[i])
-        close(udot[i], u_i, 1e-10, f"lane {i} udot")
+        assert_close(udot[i], u_i, 1e-10, f"lane {i} udot")
         off = ~np.asarray(masks[i])[rc]
         assert np.all(np.asarray(lam[i])[off] == 0) and np.all(np.asarray(err[i])[off] == 0)
-        close(err[i], np.zeros(model.constraints.m), 1e-9, f"lane {i} acceleration errors")
+        assert_close(err[i], np.zeros(model.constraints.m), 1e-9, f"lane {i} acceleration errors")
     assert len(traces) == 2  # one trace for the batch, one for the single-state function
     c = cons["rod"]
     s2 = c.disable(state)
@@ -210,8 +203,8 @@ def test_fourbar_rk4_drift_and_energy():
     model, ball, a, L = parallelogram_fourbar()
     s0 = fourbar_state(model, -np.pi / 2 + 1.0, 0.3)
     r0 = model.realize(s0)
-    close(model.get_q_err(r0), np.zeros(3), 1e-14, "assembled four-bar perr")
-    close(model.get_u_err(r0), np.zeros(3), 1e-14, "assembled four-bar verr")
+    assert_close(model.get_q_err(r0), np.zeros(3), 1e-14, "assembled four-bar perr")
+    assert_close(model.get_u_err(r0), np.zeros(3), 1e-14, "assembled four-bar verr")
     dt, steps = 1e-3, 2000
 
     @jax.jit
@@ -247,10 +240,10 @@ def test_fourbar_vmap_4096_with_mixed_enabling():
 
     udot, err = jax.jit(jax.vmap(run))(theta, omega, enabled)
     assert np.all(np.isfinite(np.asarray(udot)))
-    close(err[::2], np.zeros((2048, 3)), 1e-9, "enabled lanes satisfy G udot + b = 0")
+    assert_close(err[::2], np.zeros((2048, 3)), 1e-9, "enabled lanes satisfy G udot + b = 0")
     single = jax.jit(run)
     for i in (0, 1, 2, 4095):
-        close(udot[i], single(theta[i], omega[i], enabled[i])[0], 1e-10, f"lane {i}")
+        assert_close(udot[i], single(theta[i], omega[i], enabled[i])[0], 1e-10, f"lane {i}")
 
 
 def test_fourbar_gradients_match_finite_differences():
@@ -269,16 +262,8 @@ def test_fourbar_gradients_match_finite_differences():
     f = jax.jit(loss)
     h = 1e-6
     for i, (x, g) in enumerate(zip(args, grads)):
-        x = np.asarray(x, float)
-        flat = x.reshape(-1)
-        fd = np.zeros_like(flat)
-        for j in range(flat.size):
-            e = np.zeros_like(flat)
-            e[j] = h
-            hi = [jnp.asarray((flat + e).reshape(x.shape)) if k == i else args[k] for k in range(4)]
-            lo = [jnp.asarray((flat - e).reshape(x.shape)) if k == i else args[k] for k in range(4)]
-            fd[j] = (float(f(*hi)) - float(f(*lo))) / (2 * h)
-        close(np.asarray(g).reshape(-1), fd, 1e-6, f"gradient w.r.t. argument {i}")
+        f_i = lambda xi, i=i: f(*args[:i], xi, *args[i + 1:])  # noqa: E731
+        assert_grad_matches_fd(f_i, np.asarray(x, float), h, 1e-6, f"gradient w.r.t. argument {i}", grad=g)
 
 
 # -- equivalences --------------------------------------------------------------------------------------------
@@ -320,8 +305,8 @@ def test_coupler_equivalences(pair):
         q, u = [0.3, 0.4], [0.5, 0.0]
     ua, fa = _motion(a, q, u)
     ub, fb = _motion(b, q, u)
-    close(ua, ub, 1e-12, f"{pair}: udot")
-    close(fa, fb, 1e-12, f"{pair}: constraint generalized forces G^T lambda")
+    assert_close(ua, ub, 1e-12, f"{pair}: udot")
+    assert_close(fa, fb, 1e-12, f"{pair}: constraint generalized forces G^T lambda")
 
 
 def test_constant_orientation_equals_linear_coordinate_couplers_on_a_gimbal():
@@ -345,7 +330,7 @@ def test_constant_orientation_equals_linear_coordinate_couplers_on_a_gimbal():
     q = np.concatenate([q0, [0.7]])
     ua, _ = _motion(a, q, [0, 0, 0, 1.5])
     ub, _ = _motion(b, q, [0, 0, 0, 1.5])
-    close(ua, ub, 1e-10, "udot")
+    assert_close(ua, ub, 1e-10, "udot")
     assert np.allclose(ua[:3], 0, atol=1e-10)
 
 
@@ -375,9 +360,9 @@ def test_weld_mobilizer_equals_free_plus_weld_constraint():
     u_f = jnp.array([0.8, 0, 0, 0, 0, 0, 0, 1.1])
     rw = weld.realize(weld.default_state().set_q(q_w).set_u(u_w))
     rf = free.realize(free.default_state().set_q(q_f).set_u(u_f))
-    close(rf.position.p_GB[np.array([1, 3])], rw.position.p_GB[np.array([1, 3])], 1e-13, "X_GB")
-    close(rf.acceleration.A_GB[np.array([1, 2, 3])], rw.acceleration.A_GB[np.array([1, 2, 3])], 1e-10, "A_GB")
-    close(rf.acceleration.udot[np.array([0, 7])], rw.acceleration.udot, 1e-10, "udot of the remaining pins")
+    assert_close(rf.position.p_GB[np.array([1, 3])], rw.position.p_GB[np.array([1, 3])], 1e-13, "X_GB")
+    assert_close(rf.acceleration.A_GB[np.array([1, 2, 3])], rw.acceleration.A_GB[np.array([1, 2, 3])], 1e-10, "A_GB")
+    assert_close(rf.acceleration.udot[np.array([0, 7])], rw.acceleration.udot, 1e-10, "udot of the remaining pins")
 
 
 # -- build errors ----------------------------------------------------------------------------------------
@@ -444,13 +429,13 @@ def test_cantilever_free_beam_equals_translation_gimbal_and_couplers():
     td = jnp.array([2 / 3 * L * gd[1], -2 / 3 * L * gd[0], -8 / 15 * L * (g[0] * gd[0] + g[1] * gd[1])])
     rb = beam.realize(beam.default_state().set_q(g).set_u(gd))
     rc = chain.realize(chain.default_state().set_q(jnp.concatenate([t, g])).set_u(jnp.concatenate([td, gd])))
-    close(chain.get_q_err(rc), np.zeros(3), 1e-14, "assembled couplers")
-    close(chain.get_u_err(rc), np.zeros(3), 1e-14, "coupler velocities")
-    close(rc.position.R_GB[2], rb.position.R_GB[1], 1e-14, "R_GB")
-    close(rc.position.p_GB[2], rb.position.p_GB[1], 1e-14, "p_GB")
-    close(rc.velocity.V_GB[2], rb.velocity.V_GB[1], 1e-13, "V_GB")
-    close(rc.acceleration.udot[3:], rb.acceleration.udot, 1e-10, "udot")
-    close(rc.acceleration.A_GB[2], rb.acceleration.A_GB[1], 1e-10, "A_GB")
+    assert_close(chain.get_q_err(rc), np.zeros(3), 1e-14, "assembled couplers")
+    assert_close(chain.get_u_err(rc), np.zeros(3), 1e-14, "coupler velocities")
+    assert_close(rc.position.R_GB[2], rb.position.R_GB[1], 1e-14, "R_GB")
+    assert_close(rc.position.p_GB[2], rb.position.p_GB[1], 1e-14, "p_GB")
+    assert_close(rc.velocity.V_GB[2], rb.velocity.V_GB[1], 1e-13, "V_GB")
+    assert_close(rc.acceleration.udot[3:], rb.acceleration.udot, 1e-10, "udot")
+    assert_close(rc.acceleration.A_GB[2], rb.acceleration.A_GB[1], 1e-10, "A_GB")
 
 
 def test_constraints_with_a_prescribed_crank():
@@ -478,11 +463,11 @@ def test_constraints_with_a_prescribed_crank():
     s = s.set_u(jnp.array([s.u[0], -s.u[0], s.u[0]]))
     r = jax.jit(lambda st: model.realize(st))(s)
     udot = r.acceleration.udot
-    close(udot[0], -0.3 * 4.0 * np.sin(2.0 * t - 1.0), 1e-12, "prescribed crank udot")
-    close(model.get_udot_err(r), np.zeros(3), 1e-10, "G udot + b")
+    assert_close(udot[0], -0.3 * 4.0 * np.sin(2.0 * t - 1.0), 1e-12, "prescribed crank udot")
+    assert_close(model.get_udot_err(r), np.zeros(3), 1e-10, "G udot + b")
     lam = model.get_constraint_multipliers(r)
     F = model.get_gravity_body_forces(r)
     residual = model.calc_residual_force(r, r.mobility_forces, F, udot, lam)
     full_tau = r.acceleration.tau
-    close(residual + full_tau, np.zeros(3), 1e-10, "M udot + c + G^T lambda + tau = f")
+    assert_close(residual + full_tau, np.zeros(3), 1e-10, "M udot + c + G^T lambda + tau = f")
     assert abs(float(full_tau[0])) > 1e-3 and np.all(np.asarray(full_tau[1:]) == 0)

@@ -12,21 +12,11 @@ import functools
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pytest
 
 import jaxbody as jb
-from golden_cases import ALL_CASES, build_case, load_case
-
-RTOL = 1e-10
-
-
-def assert_close(actual, expected, what):
-    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
-    err = float(np.max(np.abs(actual - expected))) if expected.size else 0.0
-    assert err <= RTOL * scale, f"{what}: max abs error {err:.3e} > {RTOL:g} * {scale:.3g}"
+from golden_cases import ALL_CASES, RTOL, build_case, load_case
+from helpers import assert_close
 
 
 def _elements(I):
@@ -147,12 +137,12 @@ def test_euler_mode_matches_simbody(name):
     for k, (sample, result) in enumerate(zip(case["samples"], results["samples"])):
         got = run(model, *_inputs(model, sample, result))
         for key, expected in EULER_KEYS.items():
-            assert_close(got[key], expected(result), f"{name} sample {k} {key}")
+            assert_close(got[key], expected(result), RTOL, f"{name} sample {k} {key}")
         if "N" in result:
-            assert_close(got["N"], result["N"], f"{name} sample {k} N")
+            assert_close(got["N"], result["N"], RTOL, f"{name} sample {k} N")
         if not case["constraints"]:
             for key, expected in TREE_ONLY_KEYS.items():
-                assert_close(got[key], expected(result), f"{name} sample {k} {key}")
+                assert_close(got[key], expected(result), RTOL, f"{name} sample {k} {key}")
 
 
 QUATERNION_KEYS = [
@@ -173,7 +163,7 @@ def test_quaternion_mode_matches_simbody(name):
         inputs = _inputs(model, sample, result)
         q_quat = euler_model.convert_to_quaternions(euler_model.default_state().set_q(inputs[0])).q
         back = model.convert_to_euler_angles(model.default_state().set_q(q_quat)).q
-        assert_close(back, sample["q"], f"{name} sample {k} q round trip")
+        assert_close(back, sample["q"], RTOL, f"{name} sample {k} q round trip")
         got = run(model, q_quat, *inputs[1:])
         for key in QUATERNION_KEYS:
-            assert_close(got[key], EULER_KEYS[key](result), f"{name} sample {k} {key} (quaternion mode)")
+            assert_close(got[key], EULER_KEYS[key](result), RTOL, f"{name} sample {k} {key} (quaternion mode)")

@@ -22,6 +22,7 @@ from jaxbody import _mobilizers as mob
 from jaxbody._mobilizers import fitting
 
 import systems as S
+from helpers import assert_close, assert_grad_matches_fd, central_difference
 
 K = 5
 
@@ -58,14 +59,6 @@ def sample(m, seed=0, normalized=False):
     return jnp.asarray(q), jnp.asarray(rng.normal(size=(K, m.nu))), jnp.asarray(params)
 
 
-def close(a, b, tol, what=""):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, (what, a.shape, b.shape)
-    err = float(np.max(np.abs(a - b), initial=0.0))
-    scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
-    assert err <= tol * scale, f"{what}: max error {err:.3e} > {tol:.1e} * {scale:.3g}"
-
-
 def vee(W):
     return jnp.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], -1)
 
@@ -84,14 +77,14 @@ def test_H_is_jvp_of_X_FM_and_N_matches_finite_differences(m):
     qdot = m.multiply_by_n(q, u)
     assert qdot.shape == (K, m.nq_alloc) and m.calc_H_FM(q, prm).shape == (K, 6, m.nu)
     (R, p), (Rd, pd) = jax.jvp(lambda x: m.calc_X_FM(x, prm), (q,), (qdot,))
-    close(R @ jnp.swapaxes(R, -1, -2), np.broadcast_to(np.eye(3), (K, 3, 3)), 1e-13, "R orthonormal")
+    assert_close(R @ jnp.swapaxes(R, -1, -2), np.broadcast_to(np.eye(3), (K, 3, 3)), 1e-13, "R orthonormal")
     V = V_of(m, q, u, prm)
-    close(vee(Rd @ jnp.swapaxes(R, -1, -2)), V[:, :3], 1e-12, "angular")
-    close(pd, V[:, 3:], 1e-12, "linear")
+    assert_close(vee(Rd @ jnp.swapaxes(R, -1, -2)), V[:, :3], 1e-12, "angular")
+    assert_close(pd, V[:, 3:], 1e-12, "linear")
     h = 1e-6
-    (Rp, pp), (Rm, pm) = m.calc_X_FM(q + h * qdot, prm), m.calc_X_FM(q - h * qdot, prm)
-    close(vee((Rp - Rm) / (2 * h) @ jnp.swapaxes(R, -1, -2)), V[:, :3], 1e-8, "angular FD")
-    close((pp - pm) / (2 * h), V[:, 3:], 1e-8, "linear FD")
+    Rd_fd, pd_fd = central_difference(lambda x: m.calc_X_FM(x, prm), q, h, direction=qdot)
+    assert_close(vee(Rd_fd @ jnp.swapaxes(R, -1, -2)), V[:, :3], 1e-8, "angular FD")
+    assert_close(pd_fd, V[:, 3:], 1e-8, "linear FD")
 
 
 @pytest.mark.parametrize("m", NEW, ids=NEW_IDS)
@@ -100,20 +93,20 @@ def test_HDot_is_jvp_of_H_and_qdotdot(m):
     udot = jnp.asarray(np.random.default_rng(5).normal(size=u.shape))
     qdot = m.multiply_by_n(q, u)
     _, Hd = jax.jvp(lambda x: m.calc_H_FM(x, prm), (q,), (qdot,))
-    close(m.calc_HDot_FM(q, u, prm), Hd, 1e-12, "HDot (closed form) vs jvp")
+    assert_close(m.calc_HDot_FM(q, u, prm), Hd, 1e-12, "HDot (closed form) vs jvp")
     _, d_Nu = jax.jvp(m.multiply_by_n, (q, u), (qdot, udot))
-    close(m.calc_qdotdot(q, u, udot), d_Nu, 1e-12, "qdotdot")
+    assert_close(m.calc_qdotdot(q, u, udot), d_Nu, 1e-12, "qdotdot")
 
 
 @pytest.mark.parametrize("m", NEW, ids=NEW_IDS)
 def test_N_NInv_identity(m):
     """NInv N = identity on u space (unit quaternions); N NInv is the identity on the range of N."""
     q, u, prm = sample(m, seed=2, normalized=True)
-    close(m.multiply_by_n_inv(q, m.multiply_by_n(q, u)), u, 1e-12, "NInv N u")
+    assert_close(m.multiply_by_n_inv(q, m.multiply_by_n(q, u)), u, 1e-12, "NInv N u")
     qd = m.multiply_by_n(q, u[::-1])
-    close(m.multiply_by_n(q, m.multiply_by_n_inv(q, qd)), qd, 1e-12, "N NInv qdot")
+    assert_close(m.multiply_by_n(q, m.multiply_by_n_inv(q, qd)), qd, 1e-12, "N NInv qdot")
     if m.has_quaternion_mode and m.euler:
-        close(m.multiply_by_n(q, u)[:, m.nq_alloc - 1 if m.nq_alloc == 4 else 6], np.zeros(K), 0.0, "unused slot")
+        assert_close(m.multiply_by_n(q, u)[:, m.nq_alloc - 1 if m.nq_alloc == 4 else 6], np.zeros(K), 0.0, "unused slot")
 
 
 def test_closed_forms_of_new_types():
@@ -122,37 +115,37 @@ def test_closed_forms_of_new_types():
     q, u, prm = sample(m)
     R, p = m.calc_X_FM(q, prm)
     c0, s0 = np.cos(q[:, 0]), np.sin(q[:, 0])
-    close(p, np.stack([q[:, 1] * c0, q[:, 1] * s0, 0 * c0], -1), 1e-15, "BendStretch p")
+    assert_close(p, np.stack([q[:, 1] * c0, q[:, 1] * s0, 0 * c0], -1), 1e-15, "BendStretch p")
     H = m.calc_H_FM(q, prm)
-    close(H[:, :, 0], np.stack([0 * c0, 0 * c0, 1 + 0 * c0, -q[:, 1] * s0, q[:, 1] * c0, 0 * c0], -1), 1e-15, "col0")
-    close(H[:, :, 1], np.stack([0 * c0, 0 * c0, 0 * c0, c0, s0, 0 * c0], -1), 1e-15, "col1")
+    assert_close(H[:, :, 0], np.stack([0 * c0, 0 * c0, 1 + 0 * c0, -q[:, 1] * s0, q[:, 1] * c0, 0 * c0], -1), 1e-15, "col0")
+    assert_close(H[:, :, 1], np.stack([0 * c0, 0 * c0, 0 * c0, c0, s0, 0 * c0], -1), 1e-15, "col1")
 
     m = CASES[IDS.index("spherical-nx")][1]
     q, u, prm = sample(m)
     az, ze = -q[:, 0] + prm[:, 0], -q[:, 1] + prm[:, 1]
     R_expected = np.einsum("kij,kjl->kil", np.asarray(jb.Rotation.about_z(az).R), np.asarray(jb.Rotation.about_y(ze).R))
     R, p = m.calc_X_FM(q, prm)
-    close(R, R_expected, 1e-14, "SphericalCoords R")
-    close(p, -q[:, 2:3] * R_expected[:, :, 0], 1e-14, "SphericalCoords p along -Mx")
+    assert_close(R, R_expected, 1e-14, "SphericalCoords R")
+    assert_close(p, -q[:, 2:3] * R_expected[:, :, 0], 1e-14, "SphericalCoords p along -Mx")
 
     m = mob.CantileverFreeBeam()
     q, u, L = sample(m)
     R, p = m.calc_X_FM(q, L)
     L = L[:, 0]
-    close(p, np.stack([2 / 3 * L * q[:, 1], -2 / 3 * L * q[:, 0], L - 4 / 15 * L * (q[:, 0] ** 2 + q[:, 1] ** 2)], -1), 1e-15, "CFB p")
-    close(R, jb.Rotation.from_body_fixed_xyz(q).R, 1e-15, "CFB R")
+    assert_close(p, np.stack([2 / 3 * L * q[:, 1], -2 / 3 * L * q[:, 0], L - 4 / 15 * L * (q[:, 0] ** 2 + q[:, 1] ** 2)], -1), 1e-15, "CFB p")
+    assert_close(R, jb.Rotation.from_body_fixed_xyz(q).R, 1e-15, "CFB R")
 
     for m in (mob.LineOrientation(), mob.FreeLine(euler=True)):
         q, u, prm = sample(m)
         R, _ = m.calc_X_FM(q, prm)
         H = m.calc_H_FM(q, prm)
-        close(H[:, :3, :2], R[:, :, :2], 1e-15, "LineOrientation H = (Mx_F, My_F)")
+        assert_close(H[:, :3, :2], R[:, :, :2], 1e-15, "LineOrientation H = (Mx_F, My_F)")
 
     m = mob.Bushing()
     q, u, prm = sample(m)
     H = m.calc_H_FM(q, prm)
-    close(H[:, :3, :3], mob.Gimbal().calc_H_FM(q[:, :3], prm)[:, :3], 0.0, "Bushing = Gimbal angular")
-    close(H[:, 3:, 3:], np.broadcast_to(np.eye(3), (K, 3, 3)), 0.0, "Bushing translation")
+    assert_close(H[:, :3, :3], mob.Gimbal().calc_H_FM(q[:, :3], prm)[:, :3], 0.0, "Bushing = Gimbal angular")
+    assert_close(H[:, 3:, 3:], np.broadcast_to(np.eye(3), (K, 3, 3)), 0.0, "Bushing translation")
 
 
 def test_default_q_and_params():
@@ -160,11 +153,11 @@ def test_default_q_and_params():
         q0 = jnp.asarray(np.broadcast_to(m.default_q(), (K, m.nq_alloc)))
         prm = jnp.asarray(np.broadcast_to(m.default_params(), (K, m.n_params)))
         R, p = m.calc_X_FM(q0, prm)
-        close(R, np.broadcast_to(np.eye(3), (K, 3, 3)), 0.0, f"{m} R(default)")
+        assert_close(R, np.broadcast_to(np.eye(3), (K, 3, 3)), 0.0, f"{m} R(default)")
         expected = np.zeros((K, 3))
         if m.simbody_name == "CantileverFreeBeam":
             expected[:, 2] = 0.5  # Simbody's default length, Mo at (0, 0, L)
-        close(p, expected, 0.0, f"{m} p(default)")
+        assert_close(p, expected, 0.0, f"{m} p(default)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,28 +193,28 @@ def test_q_fit_round_trip(m):
     if name in ("Ellipsoid", "CantileverFreeBeam"):
         # Translation fits only a direction and (default order) replaces the fitted rotation [quirk].
         R2, _ = m.calc_X_FM(m.q_fit_rotation(q0, R, prm), prm)
-        close(R2, R, 1e-12, "rotation fit")
+        assert_close(R2, R, 1e-12, "rotation fit")
         q_fit = m.q_fit_transform(q0, R, p, prm)
         spin = np.asarray(jb.Rotation(R).to_body_fixed_xyz())[:, 2]  # the rotation fit's spin is kept
-        close(m.calc_X_FM(q_fit, prm)[0], _reference_direction_rotation(np.asarray(p), spin), 1e-12, "direction fit")
+        assert_close(m.calc_X_FM(q_fit, prm)[0], _reference_direction_rotation(np.asarray(p), spin), 1e-12, "direction fit")
         return
     if name == "SphericalCoords" and m.translation_axis == 0:
         q_fit = m.q_fit_transform(q0, R, p, prm)
-        close(q_fit[:, :2], q_true[:, :2], 1e-12, "angles")
+        assert_close(q_fit[:, :2], q_true[:, :2], 1e-12, "angles")
         row = np.asarray(R)[:, 0, :]  # row x of R_FM [quirk]
-        close(q_fit[:, 2], -np.sum(np.asarray(p) * row, -1), 1e-12, "q2 = sT p . row_x(R_FM)")
+        assert_close(q_fit[:, 2], -np.sum(np.asarray(p) * row, -1), 1e-12, "q2 = sT p . row_x(R_FM)")
         return
     q_fit = m.q_fit_transform(q0, R, p, prm)
     R2, p2 = m.calc_X_FM(q_fit, prm)
-    close(R2, R, 1e-12, "R_FM")
-    close(p2, p, 1e-12, "p_FM")
+    assert_close(R2, R, 1e-12, "R_FM")
+    assert_close(p2, p, 1e-12, "p_FM")
     if m.nu == 6 or name == "FreeLine":  # any transform is representable
         rng = np.random.default_rng(8)
         R_any = jnp.asarray(np.stack([S.random_rotation(rng) for _ in range(K)]))
         p_any = jnp.asarray(rng.normal(size=(K, 3)))
         R3, p3 = m.calc_X_FM(m.q_fit_transform(q0, R_any, p_any, prm), prm)
-        close(R3, R_any, 1e-12, "any R")
-        close(p3, p_any, 1e-12, "any p")
+        assert_close(R3, R_any, 1e-12, "any R")
+        assert_close(p3, p_any, 1e-12, "any p")
 
 
 @pytest.mark.parametrize("m", MOBS, ids=IDS)
@@ -243,11 +236,11 @@ def test_u_fit_round_trip(m):
         wxy = w.copy()
         wxy[:, 2] = 0
         expected = np.stack([w[:, 2], np.einsum("kji,kj->ki", np.asarray(R), wxy)[:, 1], np.sum(v * np.asarray(R)[:, 0, :], -1)], -1)
-        close(u_fit, expected, 1e-12, "quirk formula")
+        assert_close(u_fit, expected, 1e-12, "quirk formula")
         return
-    close(V_of(m, q, u_fit, prm), V, 1e-12, "H u_fit")
+    assert_close(V_of(m, q, u_fit, prm), V, 1e-12, "H u_fit")
     if m.nu:
-        close(u_fit, u_true, 1e-11, "u")
+        assert_close(u_fit, u_true, 1e-11, "u")
 
 
 @pytest.mark.parametrize("m", MOBS, ids=IDS)
@@ -263,20 +256,20 @@ def test_fits_keep_what_they_do_not_set(m):
                              "Planar": slice(0, 1), "Bushing": slice(0, 3), "SphericalCoords": slice(0, 2)}
     if name in keep_q_on_rotation:
         sl = keep_q_on_rotation[name]
-        close(m.q_fit_rotation(q, eye, prm)[:, sl], q[:, sl], 0.0, "rotation fit keeps translation q")
+        assert_close(m.q_fit_rotation(q, eye, prm)[:, sl], q[:, sl], 0.0, "rotation fit keeps translation q")
     if name in keep_q_on_translation:
         sl = keep_q_on_translation[name]
-        close(m.q_fit_translation(q, zero3 + 0.3, prm)[:, sl], q[:, sl], 0.0, "translation fit keeps angles")
+        assert_close(m.q_fit_translation(q, zero3 + 0.3, prm)[:, sl], q[:, sl], 0.0, "translation fit keeps angles")
     if name in ("Free", "FreeLine"):
-        close(m.q_fit_rotation(q, eye, prm)[:, 4 if m.uses_quaternion else 3 : 7 if m.uses_quaternion else 6],
+        assert_close(m.q_fit_rotation(q, eye, prm)[:, 4 if m.uses_quaternion else 3 : 7 if m.uses_quaternion else 6],
               q[:, 4 if m.uses_quaternion else 3 : 7 if m.uses_quaternion else 6], 0.0, "rotation fit keeps p")
     translational_u = {"Slider": [0], "Translation": [0, 1, 2], "Cylinder": [1], "Planar": [1, 2], "Free": [3, 4, 5],
                        "FreeLine": [2, 3, 4], "Bushing": [3, 4, 5], "BendStretch": [1], "SphericalCoords": [2]}
     if name in translational_u:
         i = translational_u[name]
-        close(m.u_fit_angular_velocity(q, u, zero3 + 0.2, prm)[:, i], u[:, i], 0.0, "angular fit keeps linear u")
+        assert_close(m.u_fit_angular_velocity(q, u, zero3 + 0.2, prm)[:, i], u[:, i], 0.0, "angular fit keeps linear u")
     if name == "CantileverFreeBeam":
-        close(m.u_fit_linear_velocity(q, u, zero3 + 0.2, prm)[:, 2], u[:, 2], 0.0, "linear fit keeps u2")
+        assert_close(m.u_fit_linear_velocity(q, u, zero3 + 0.2, prm)[:, 2], u[:, 2], 0.0, "linear fit keeps u2")
 
 
 @pytest.mark.parametrize("m", [m for m in MOBS if m.simbody_name not in ("LineOrientation", "FreeLine")],
@@ -288,11 +281,11 @@ def test_generic_fits(m):
     q0 = m.normalize_q(q_true + 0.15)
     q_fit = fitting.gauss_newton_q_fit(m, q0, prm, R_target=R, p_target=p)
     R2, p2 = m.calc_X_FM(q_fit, prm)
-    close(R2, R, 1e-11, "generic R")
-    close(p2, p, 1e-11, "generic p")
+    assert_close(R2, R, 1e-11, "generic R")
+    assert_close(p2, p, 1e-11, "generic p")
     V = V_of(m, q_true, u_true, prm)
     u_fit = mob.Mobilizer.u_fit_linear_velocity(m, q_true, mob.Mobilizer.u_fit_angular_velocity(m, q_true, 0 * u_true, V[:, :3], prm), V[:, 3:], prm)
-    close(V_of(m, q_true, u_fit, prm), V, 1e-10, "generic velocity fit")
+    assert_close(V_of(m, q_true, u_fit, prm), V, 1e-10, "generic velocity fit")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,11 +361,11 @@ def test_compound_mobilizers_equal_their_pin_slider_chains():
     Fc[:, rows_b] = F[:, rows_a]
     a = S.summary_batch(compound, q, u, f, F)
     b = S.summary_batch(chains, qc, uc, fc, Fc)
-    close(b["R_GB"][:, rows_b], a["R_GB"][:, rows_a], 1e-12, "R_GB")
-    close(b["p_GB"][:, rows_b], a["p_GB"][:, rows_a], 1e-12, "p_GB")
-    close(b["V_GB"][:, rows_b], a["V_GB"][:, rows_a], 1e-12, "V_GB")
-    close(np.einsum("ji,njk,kl->nil", P, b["M"], P), a["M"], 1e-10, "M")
-    close(b["udot"] @ P, a["udot"], 1e-10, "udot")
+    assert_close(b["R_GB"][:, rows_b], a["R_GB"][:, rows_a], 1e-12, "R_GB")
+    assert_close(b["p_GB"][:, rows_b], a["p_GB"][:, rows_a], 1e-12, "p_GB")
+    assert_close(b["V_GB"][:, rows_b], a["V_GB"][:, rows_a], 1e-12, "V_GB")
+    assert_close(np.einsum("ji,njk,kl->nil", P, b["M"], P), a["M"], 1e-10, "M")
+    assert_close(b["udot"] @ P, a["udot"], 1e-10, "udot")
 
 
 @functools.lru_cache(maxsize=None)
@@ -418,17 +411,17 @@ def test_line_orientation_matches_ball(free):
         return np.concatenate([x[:1], R_FM[:, :2] @ x[1:3], x[3:]])
 
     s_ball = _realized(ball, q, to_ball(u), to_ball(f), F)
-    close(s_ball.position.R_GB, s_line.position.R_GB, 1e-13, "R_GB")
-    close(s_ball.position.p_GB, s_line.position.p_GB, 1e-13, "p_GB")
-    close(s_ball.velocity.V_GB, s_line.velocity.V_GB, 1e-13, "V_GB")
+    assert_close(s_ball.position.R_GB, s_line.position.R_GB, 1e-13, "R_GB")
+    assert_close(s_ball.position.p_GB, s_line.position.p_GB, 1e-13, "p_GB")
+    assert_close(s_ball.velocity.V_GB, s_line.velocity.V_GB, 1e-13, "V_GB")
     residual = ball.calc_residual_force_ignoring_constraints(s_ball, to_ball(f), F, to_ball(s_line.get_u_dot()))
-    close(residual, np.zeros(ball.get_num_u()), 1e-10, "Ball residual at the LineOrientation motion")
+    assert_close(residual, np.zeros(ball.get_num_u()), 1e-10, "Ball residual at the LineOrientation motion")
     # Mass matrices: M_line = T^T M_ball T.
     T = np.zeros((ball.get_num_u(), line.get_num_u()))
     T[0, 0] = 1
     T[1:4, 1:3] = R_FM[:, :2]
     T[4:, 3:] = np.eye(line.get_num_u() - 3)
-    close(T.T @ np.asarray(ball.calc_m(s_ball)) @ T, line.calc_m(s_line), 1e-12, "M")
+    assert_close(T.T @ np.asarray(ball.calc_m(s_ball)) @ T, line.calc_m(s_line), 1e-12, "M")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,7 +449,7 @@ def test_catalogue_tree_vmap_4096_matches_single_states():
     udot = np.asarray(_udot_batch(model, q, u, f, F))
     assert udot.shape == (NB, model.get_num_u()) and np.all(np.isfinite(udot))
     ref = S.summary_batch(model, q[:4], u[:4], f[:4], F[:4])["udot"]
-    close(udot[:4], ref, 1e-10, "vmap rows vs summary_batch")
+    assert_close(udot[:4], ref, 1e-10, "vmap rows vs summary_batch")
 
 
 def test_jit_equals_eager():
@@ -468,7 +461,7 @@ def test_jit_equals_eager():
     with jax.disable_jit():
         eager = S._summary(compound, jnp.asarray(q), jnp.asarray(u), jnp.asarray(f), jnp.asarray(F))
     for key in ("R_GB", "p_GB", "V_GB", "M", "udot"):
-        close(eager[key], jitted[key], 1e-12, f"eager {key}")
+        assert_close(eager[key], jitted[key], 1e-12, f"eager {key}")
 
 
 def test_catalogue_tree_modes_agree():
@@ -481,10 +474,10 @@ def test_catalogue_tree_modes_agree():
     q_e = np.stack([np.asarray(model_q.convert_to_euler_angles(model_q.default_state().set_q(q[i])).q) for i in range(n)])
     b = S.summary_batch(model_e, q_e, u[:n], f[:n], F[:n])
     for key, tol in (("R_GB", 1e-12), ("p_GB", 1e-12), ("V_GB", 1e-11), ("M", 1e-10), ("udot", 1e-9)):
-        close(b[key], a[key], tol, f"Euler vs quaternion {key}")
+        assert_close(b[key], a[key], tol, f"Euler vs quaternion {key}")
     back = model_e.convert_to_quaternions(model_e.default_state().set_q(q_e[0])).q
     R_back = S.kinematics(model_q, back, u[0])[0]
-    close(R_back, a["R_GB"][0], 1e-12, "round trip Euler -> quaternion")
+    assert_close(R_back, a["R_GB"][0], 1e-12, "round trip Euler -> quaternion")
 
 
 def _energy_like(model, q, u):
@@ -508,9 +501,9 @@ def test_catalogue_tree_grad_matches_central_differences():
         d = rng.normal(size=g.shape)
         if which == 0:  # stay on the quaternion-normalized manifold's tangent: direction along N(q) u
             d = np.asarray(model.calc_q_dot(model.realize(model.default_state().set_q(q0), jb.Stage.Position), rng.normal(size=u0.shape)))
-        args = lambda s: (q0 + s * d, u0) if which == 0 else (q0, u0 + s * d)  # noqa: E731
-        fd = (_value_and_grad(model, *args(h))[0] - _value_and_grad(model, *args(-h))[0]) / (2 * h)
-        close(np.dot(np.asarray(g), d), fd, 1e-6, f"directional derivative {'q' if which == 0 else 'u'}")
+        value = (lambda x: _value_and_grad(model, x, u0)[0]) if which == 0 else (lambda x: _value_and_grad(model, q0, x)[0])  # noqa: E731
+        assert_grad_matches_fd(value, (q0, u0)[which], h, 1e-6, f"directional derivative {'q' if which == 0 else 'u'}",
+                               grad=g, direction=d)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -561,19 +554,19 @@ def test_set_q_and_u_to_fit_on_catalogue_tree():
     # Simbody's quirks: Ellipsoid/CFB translation fits (direction only), SphericalCoords along Mx with negated
     # signs (row of R_FM, no sign factors on u) reproduce only their rotation.
     rows = np.array([i for i in range(1, len(kind)) if kind[i] not in ("Ellipsoid", "CantileverFreeBeam")])
-    close(R2[rows], R_FM[rows], 1e-11, "R_FM")
+    assert_close(R2[rows], R_FM[rows], 1e-11, "R_FM")
     rows = np.array([i for i in rows if not getattr(bodies[i - 1].mobilizer_prototype, "negate_azimuth", False)])
-    close(p2[rows], p_FM[rows], 1e-11, "p_FM")
-    close(V2[rows], V_FM[rows], 1e-10, "V_FM")
+    assert_close(p2[rows], p_FM[rows], 1e-11, "p_FM")
+    assert_close(V2[rows], V_FM[rows], 1e-10, "V_FM")
     # Eager single-body use, a rotation-only fit and gradient through a setter.
     b = next(x for x in bodies if x.mobilizer_prototype.simbody_name == "Bushing")
     s0 = model.default_state()
     s1 = b.set_q_to_fit_rotation(s0, jb.Rotation.about_x(0.3))
-    close(b.get_q_as_vector(s1), [0.3, 0, 0, 0, 0, 0], 1e-15, "Bushing rotation fit")
+    assert_close(b.get_q_as_vector(s1), [0.3, 0, 0, 0, 0, 0], 1e-15, "Bushing rotation fit")
     s2 = b.set_u_to_fit_angular_velocity(b.set_u_to_fit_linear_velocity(s1, [1.0, 2.0, 3.0]), [0.5, 0.0, 0.0])
-    close(b.get_u_as_vector(s2), [0.5, 0, 0, 1, 2, 3], 1e-15, "Bushing u fits")
+    assert_close(b.get_u_as_vector(s2), [0.5, 0, 0, 1, 2, 3], 1e-15, "Bushing u fits")
     g = jax.grad(lambda a: b.set_q_to_fit_translation(s0, jnp.stack([a, 2 * a, 0.0])).q[b.q_start + 4])(0.7)
-    close(g, 2.0, 1e-15, "grad through set_q_to_fit_translation")
+    assert_close(g, 2.0, 1e-15, "grad through set_q_to_fit_translation")
 
 
 def test_quaternion_bookkeeping():
@@ -596,7 +589,7 @@ def test_quaternion_bookkeeping():
     for b in using:
         q[b.q_start : b.q_start + 4] *= 1.0 + 0.01 * (model_q.get_quaternion_pool_index(sq, b) + 1)
     errs = model_q.realize(sq.set_q(q), jb.Stage.Position).position.quaternion_errors
-    close(errs, 0.01 * np.arange(1, 11), 1e-14, "quaternion errors in pool order")
+    assert_close(errs, 0.01 * np.arange(1, 11), 1e-14, "quaternion errors in pool order")
     with pytest.raises(jb.InvalidArgument):
         model_q.get_num_quaternions_in_use(se)
 
@@ -615,8 +608,8 @@ def test_check_singularities_report():
     near = report.near_bodies()
     assert sorted(r[0] for r in near) == sorted([gimbal.index, bend.index, ball.index])
     d = dict((r[0], r[3]) for r in near)
-    close(d[bend.index], 2e-4, 1e-12, "BendStretch distance |q1|")
-    close(d[gimbal.index], 1e-5, 1e-9, "Gimbal distance |cos q1|")
+    assert_close(d[bend.index], 2e-4, 1e-12, "BendStretch distance |q1|")
+    assert_close(d[gimbal.index], 1e-5, 1e-9, "Gimbal distance |cos q1|")
     text = report.summary()
     assert gimbal.name in text and "Gimbal" in text and "BendStretch" in text
     assert np.isinf(report.distance[0])

@@ -28,19 +28,12 @@ from jaxbody import _mobilizers as mob
 from jaxbody._math import spatial
 
 import systems as S
+from helpers import assert_close, central_difference
 
 MB = jb.MobilizedBody
 REVERSIBLE = tuple(k for k in S.MOBILIZER_TYPES if k != "weld")
 BUILTIN_OF = {name.lower(): cls for name, cls in mob.BUILTIN.items()}  # "pin" -> mob.Pin
 K = 5
-
-
-def close(a, b, tol, what):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, (what, a.shape, b.shape)
-    scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
-    err = float(np.max(np.abs(a - b), initial=0.0))
-    assert err <= tol * scale, f"{what}: max error {err:.3e} > {tol:.1e} * {scale:.3g}"
 
 
 def vee(W):
@@ -94,13 +87,13 @@ def compare_twins(model, out, keys=("R_GB", "p_GB", "V_GB", "M", "udot", "qdot",
     for key in keys:
         x = out[key]
         if key == "M":
-            close(x[nu:, nu:], x[:nu, :nu], tol[key], key)
-            close(x[:nu, nu:], np.zeros((nu, nu)), 0.0, "M coupling between independent subtrees")
+            assert_close(x[nu:, nu:], x[:nu, :nu], tol[key], key)
+            assert_close(x[:nu, nu:], np.zeros((nu, nu)), 0.0, "M coupling between independent subtrees")
         elif key in ("udot", "qdot", "qdotdot"):
             m = nq if key != "udot" else nu
-            close(x[m:], x[:m], tol[key], key)
+            assert_close(x[m:], x[:m], tol[key], key)
         else:
-            close(x[n + 1 :], x[1 : n + 1], tol[key], key)
+            assert_close(x[n + 1 :], x[1 : n + 1], tol[key], key)
 
 
 def _random_like(like, rng):
@@ -158,7 +151,7 @@ def derivative_pairs(m, q, u, prm):
 
 def _check_derivatives(m, q, u, prm, tol=1e-12):
     for what, (value, reference) in derivative_pairs(m, q, u, prm).items():
-        close(value, reference, tol, what)
+        assert_close(value, reference, tol, what)
 
 
 @pytest.mark.parametrize("inner", [c[1] for c in REVERSED_CASES], ids=[c[0] for c in REVERSED_CASES])
@@ -167,15 +160,15 @@ def test_reversed_H_and_HDot_are_derivatives(inner):
     q, u, prm = _sample(inner, 3)
     R0, p0 = inner.calc_X_FM(q, prm)
     R, p = m.calc_X_FM(q, prm)
-    close(R, jnp.swapaxes(R0, -1, -2), 1e-15, "R_FM = R_F0M0^T")
-    close(p, -jnp.einsum("kji,kj->ki", R0, p0), 1e-15, "p_FM = -R_F0M0^T p_F0M0")
+    assert_close(R, jnp.swapaxes(R0, -1, -2), 1e-15, "R_FM = R_F0M0^T")
+    assert_close(p, -jnp.einsum("kji,kj->ki", R0, p0), 1e-15, "p_FM = -R_F0M0^T p_F0M0")
     _check_derivatives(m, q, u, prm)
     # N, NInv and the sizes are the as-defined mobilizer's.
-    close(m.multiply_by_n(q, u), inner.multiply_by_n(q, u), 0.0, "N")
+    assert_close(m.multiply_by_n(q, u), inner.multiply_by_n(q, u), 0.0, "N")
     assert (m.nq_alloc, m.nu, m.n_params, m.uses_quaternion, m.nq_in_use) == (
         inner.nq_alloc, inner.nu, inner.n_params, inner.uses_quaternion, inner.nq_in_use)
     if type(inner) in mob.reversed.NEGATED_H_TYPES:  # Simbody's shortcut: H_FM = -H_F0M0
-        close(m.calc_H_FM(q, prm), -inner.calc_H_FM(q, prm), 0.0, "H_FM = -H_F0M0")
+        assert_close(m.calc_H_FM(q, prm), -inner.calc_H_FM(q, prm), 0.0, "H_FM = -H_F0M0")
 
 
 def test_reversed_mobilizers_group_and_switch_modes():
@@ -266,12 +259,12 @@ def test_reversed_tree_reproduces_forward_tree():
     fwd = np.arange(1, n + 1)
     rev = n + fwd + np.where(fwd % 2 == 1, 1, -1)  # A <-> B within each pair
     for key, tol in (("R_GB", 1e-12), ("p_GB", 1e-12), ("V_GB", 1e-11), ("A_GB", 1e-10)):
-        close(out[key][rev], out[key][fwd], tol, key)
+        assert_close(out[key][rev], out[key][fwd], tol, key)
     for i, kind in enumerate(REVERSE_KINDS):
         sign = -1.0 if i == len(REVERSE_KINDS) - 1 else 1.0
         b = 2 * i + 2
         fu, ru, nu = topo.u_start[b], topo.u_start[n + b], topo.mobilizers[b].nu
-        close(sign * out["udot"][ru : ru + nu], out["udot"][fu : fu + nu], 1e-10, f"{kind} pair udot")
+        assert_close(sign * out["udot"][ru : ru + nu], out["udot"][fu : fu + nu], 1e-10, f"{kind} pair udot")
     assert float(jnp.max(jnp.abs(out["A_GB"]))) > 1e-2  # the comparison is not vacuous
 
 
@@ -360,11 +353,11 @@ def test_custom_mobilizers_group_and_convert():
     q = np.concatenate([S.random_mobilizer_q(m, np.random.default_rng(2)) for m in model.topology.mobilizers[1 : n + 1]])
     q = np.tile(q, 2)
     qe = np.asarray(model.convert_to_euler_angles(model.default_state().set_q(q)).q)
-    close(qe[len(q) // 2 :], qe[: len(q) // 2], 0.0, "Euler q")
+    assert_close(qe[len(q) // 2 :], qe[: len(q) // 2], 0.0, "Euler q")
     assert not np.allclose(qe, q)
     euler = model.with_use_euler_angles(True)
     qq = np.asarray(euler.convert_to_quaternions(euler.default_state().set_q(qe)).q)
-    close(qq[len(q) // 2 :], qq[: len(q) // 2], 0.0, "quaternion q")
+    assert_close(qq[len(q) // 2 :], qq[: len(q) // 2], 0.0, "quaternion q")
 
 
 # =============================================================================================
@@ -446,14 +439,14 @@ def test_function_based_coupled_derivatives():
     a = np.array([[1.0, 0.2, 0.0], [0.3, 1.0, 0.5], [0.0, -0.4, 2.0]])
     b = np.array([[2.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.3, 1.0]])
     m = _coupled_function_based(a, b)
-    close(np.asarray(m.x_fm_fn.rotation_axes), a / np.linalg.norm(a, axis=1, keepdims=True), 1e-15, "unit axes")
+    assert_close(np.asarray(m.x_fm_fn.rotation_axes), a / np.linalg.norm(a, axis=1, keepdims=True), 1e-15, "unit axes")
     rng = np.random.default_rng(2)
     q, u, prm = jnp.asarray(rng.uniform(-1, 1, (K, 2))), jnp.asarray(rng.normal(size=(K, 2))), jnp.zeros((K, 0))
     _check_derivatives(m, q, u, prm)
     autodiff = mob.Custom(x_fm_fn=m.x_fm_fn, nq_alloc=2, nu=2)
     pairs, ref = derivative_pairs(m, q, u, prm), derivative_pairs(autodiff, q, u, prm)
-    close(pairs["angular H_FM u"][0], ref["angular H_FM u"][0], 1e-13, "H = autodiff H")
-    close(pairs["HDot_FM"][0], ref["HDot_FM"][0], 1e-12, "HDot = autodiff HDot")
+    assert_close(pairs["angular H_FM u"][0], ref["angular H_FM u"][0], 1e-13, "H = autodiff H")
+    assert_close(pairs["HDot_FM"][0], ref["HDot_FM"][0], 1e-12, "HDot = autodiff HDot")
     assert float(jnp.max(jnp.abs(pairs["HDot_FM"][0]))) > 0.1
 
 
@@ -544,7 +537,7 @@ def test_mixed_tree_groups_and_jit_equals_eager():
     assert sorted(len(g.bodies) for g in model.topology.groups) == [2] * len(MIXED)
     q, u = mixed_qu(1)
     eager = _mixed_udot(model, jnp.asarray(q), jnp.asarray(u))
-    close(mixed_udot_jit(model, q, u), eager, 1e-12, "jit vs eager udot")
+    assert_close(mixed_udot_jit(model, q, u), eager, 1e-12, "jit vs eager udot")
     assert np.all(np.isfinite(np.asarray(eager)))
 
 
@@ -554,7 +547,7 @@ def test_mixed_tree_vmap_4096_states():
     batch = mixed_udot_batch(model, q, u)
     assert batch.shape == (4096, model.get_num_u()) and np.all(np.isfinite(np.asarray(batch)))
     for i in (0, 1234, 4095):
-        close(batch[i], mixed_udot_jit(model, q[i], u[i]), 1e-11, f"lane {i}")
+        assert_close(batch[i], mixed_udot_jit(model, q[i], u[i]), 1e-11, f"lane {i}")
 
 
 def _custom_param_group(model):
@@ -583,11 +576,10 @@ def test_mixed_tree_grad_matches_finite_differences():
         direction = rng.normal(size=x.shape)
         args = [q, u, radii]
         i = ["q", "u", "radii"].index(name)
-        plus, minus = list(args), list(args)
-        plus[i], minus[i] = x + h * direction, x - h * direction
-        fd = (scalar_and_grad(model, *plus, weights)[0] - scalar_and_grad(model, *minus, weights)[0]) / (2 * h)
+        along = lambda x, i=i: scalar_and_grad(model, *args[:i], x, *args[i + 1:], weights)[0]  # noqa: E731
+        fd = central_difference(along, x, h, direction=direction)
         ad = float(jnp.sum(g * direction))
-        assert abs(ad - float(fd)) <= 1e-6 * max(1.0, abs(ad)), f"d/d{name}: ad {ad} vs fd {float(fd)}"
+        assert_close(fd, ad, 1e-6, f"d/d{name}: ad {ad} vs fd {float(fd)}")  # |ad - fd| <= 1e-6 * max(1, |ad|)
         assert abs(ad) > 1e-3
 
 

@@ -16,6 +16,7 @@ import jaxbody as jb
 from jaxbody import _mobilizers as mob
 
 import systems as S
+from helpers import assert_close, central_difference
 
 K = 5  # bodies per batch
 
@@ -72,14 +73,6 @@ def vee(W):
     return jnp.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], -1)
 
 
-def close(a, b, tol=1e-12, what=""):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, (what, a.shape, b.shape)
-    scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
-    err = float(np.max(np.abs(a - b), initial=0.0))
-    assert err <= tol * scale, f"{what}: max error {err:.3e} > {tol:.1e} * {scale:.3g}"
-
-
 def hinge_velocity(m, q, u, params):
     H = m.calc_H_FM(q, params)
     assert H.shape == (K, 6, m.nu)
@@ -101,8 +94,8 @@ def test_shapes(m):
     assert m.multiply_by_n(q, u).shape == (K, m.nq_alloc)
     assert m.multiply_by_n_inv(q, m.multiply_by_n(q, u)).shape == (K, m.nu)
     assert m.calc_qdotdot(q, u, udot).shape == (K, m.nq_alloc)
-    close(R @ jnp.swapaxes(R, -1, -2), np.broadcast_to(np.eye(3), (K, 3, 3)), 1e-13, "R_FM orthonormal")
-    close(jnp.linalg.det(R), np.ones(K), 1e-13, "det R_FM")
+    assert_close(R @ jnp.swapaxes(R, -1, -2), np.broadcast_to(np.eye(3), (K, 3, 3)), 1e-13, "R_FM orthonormal")
+    assert_close(jnp.linalg.det(R), np.ones(K), 1e-13, "det R_FM")
 
 
 @pytest.mark.parametrize("m", MOBS, ids=IDS)
@@ -112,10 +105,10 @@ def test_H_is_derivative_of_X_FM_along_Nu(m):
     qdot = m.multiply_by_n(q, u)
     (R, p), (Rd, pd) = jax.jvp(lambda qq: m.calc_X_FM(qq, prm), (q,), (qdot,))
     W = Rd @ jnp.swapaxes(R, -1, -2)
-    close(W + jnp.swapaxes(W, -1, -2), np.zeros((K, 3, 3)), 1e-12, "Rdot R^T skew")
+    assert_close(W + jnp.swapaxes(W, -1, -2), np.zeros((K, 3, 3)), 1e-12, "Rdot R^T skew")
     w, v = hinge_velocity(m, q, u, prm)
-    close(vee(W), w, 1e-12, "angular")
-    close(pd, v, 1e-12, "linear (velocity of Mo in F)")
+    assert_close(vee(W), w, 1e-12, "angular")
+    assert_close(pd, v, 1e-12, "linear (velocity of Mo in F)")
 
 
 @pytest.mark.parametrize("m", MOBS, ids=IDS)
@@ -124,13 +117,12 @@ def test_N_matches_finite_difference_of_X_FM(m):
     q, u, _, prm = sample(m, seed=1)
     qdot = m.multiply_by_n(q, u)
     h = 1e-6
-    Rp, pp = m.calc_X_FM(q + h * qdot, prm)
-    Rm, pm = m.calc_X_FM(q - h * qdot, prm)
+    Rd_fd, pd_fd = central_difference(lambda x: m.calc_X_FM(x, prm), q, h, direction=qdot)
     R, _ = m.calc_X_FM(q, prm)
-    w_fd = vee((Rp - Rm) / (2 * h) @ jnp.swapaxes(R, -1, -2))
+    w_fd = vee(Rd_fd @ jnp.swapaxes(R, -1, -2))
     w, v = hinge_velocity(m, q, u, prm)
-    close(w_fd, w, 1e-8, "angular FD")
-    close((pp - pm) / (2 * h), v, 1e-8, "linear FD")
+    assert_close(w_fd, w, 1e-8, "angular FD")
+    assert_close(pd_fd, v, 1e-8, "linear FD")
 
 
 @pytest.mark.parametrize("m", MOBS, ids=IDS)
@@ -144,18 +136,18 @@ def test_N_inverse(m):
         norm2 = np.sum(np.asarray(q[:, :4]) ** 2, -1, keepdims=True)
         u_scale[:, :3] = norm2
         q_scale[:, :4] = norm2
-    close(m.multiply_by_n_inv(q, qdot), u_scale * u, 1e-12, "NInv N u")
+    assert_close(m.multiply_by_n_inv(q, qdot), u_scale * u, 1e-12, "NInv N u")
     qdot2 = m.multiply_by_n(q, udot)
-    close(m.multiply_by_n(q, m.multiply_by_n_inv(q, qdot2)), q_scale * qdot2, 1e-12, "N NInv qdot")
+    assert_close(m.multiply_by_n(q, m.multiply_by_n_inv(q, qdot2)), q_scale * qdot2, 1e-12, "N NInv qdot")
     if m.has_quaternion_mode and m.euler:
         # Euler mode keeps the quaternion-mode slot count; the unused slot has zero rate.
         unused = 3 if m.simbody_name != "Free" else 6
-        close(qdot[:, unused], np.zeros(K), 0.0, "unused Euler slot")
+        assert_close(qdot[:, unused], np.zeros(K), 0.0, "unused Euler slot")
     if m.qdot_is_u:
-        close(qdot, u, 0.0, "qdot = u")
+        assert_close(qdot, u, 0.0, "qdot = u")
     if m.uses_quaternion:
         # qdot = 1/2 [0; w] (x) q keeps |q| constant: q . qdot = 0.
-        close(jnp.sum(q[:, :4] * qdot[:, :4], -1), np.zeros(K), 1e-13, "q . qdot")
+        assert_close(jnp.sum(q[:, :4] * qdot[:, :4], -1), np.zeros(K), 1e-13, "q . qdot")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,10 +160,10 @@ def test_HDot_is_derivative_of_H(m):
     qdot = m.multiply_by_n(q, u)
     _, Hd = jax.jvp(lambda qq: m.calc_H_FM(qq, prm), (q,), (qdot,))
     HDot = m.calc_HDot_FM(q, u, prm)
-    close(HDot, Hd, 1e-12, "HDot vs jvp")
+    assert_close(HDot, Hd, 1e-12, "HDot vs jvp")
     h = 1e-6
-    Hd_fd = (m.calc_H_FM(q + h * qdot, prm) - m.calc_H_FM(q - h * qdot, prm)) / (2 * h)
-    close(HDot, Hd_fd, 1e-8, "HDot vs central FD")
+    Hd_fd = central_difference(lambda x: m.calc_H_FM(x, prm), q, h, direction=qdot)
+    assert_close(HDot, Hd_fd, 1e-8, "HDot vs central FD")
 
 
 def test_HDot_closed_forms():
@@ -186,14 +178,14 @@ def test_HDot_closed_forms():
     col2 = jnp.stack([c1 * qd1, -c0 * qd0 * c1 + s0 * s1 * qd1, -s0 * qd0 * c1 - c0 * s1 * qd1], -1)
     expected = jnp.stack([jnp.zeros((K, 3)), col1, col2], -1)
     HDot = m.calc_HDot_FM(q, u, prm)
-    close(HDot[:, :3], expected, 1e-13, "gimbal HDot angular")
-    close(HDot[:, 3:], np.zeros((K, 3, 3)), 0.0, "gimbal HDot linear")
+    assert_close(HDot[:, :3], expected, 1e-13, "gimbal HDot angular")
+    assert_close(HDot[:, 3:], np.zeros((K, 3, 3)), 0.0, "gimbal HDot linear")
     # Gimbal H angular = NInv_P(q) columns.
     H = m.calc_H_FM(q, prm)
     NInvP = jnp.stack(
         [jnp.stack([jnp.ones(K), z, z], -1), jnp.stack([z, c0, s0], -1), jnp.stack([s1, -s0 * c1, c0 * c1], -1)], -1
     )
-    close(H[:, :3], NInvP, 1e-14, "gimbal H")
+    assert_close(H[:, :3], NInvP, 1e-14, "gimbal H")
 
     # Universal: HDot column 1 angular = w_FM x My_F, everything else zero.
     m = mob.Universal()
@@ -201,11 +193,11 @@ def test_HDot_closed_forms():
     H = m.calc_H_FM(q, prm)
     w = jnp.einsum("kij,kj->ki", H[:, :3], u)
     HDot = m.calc_HDot_FM(q, u, prm)
-    close(HDot[:, :3, 1], jnp.cross(w, H[:, :3, 1]), 1e-13, "universal HDot col 1")
-    close(HDot[:, :, 0], np.zeros((K, 6)), 0.0, "universal HDot col 0")
-    close(HDot[:, 3:], np.zeros((K, 3, 2)), 0.0, "universal HDot linear")
+    assert_close(HDot[:, :3, 1], jnp.cross(w, H[:, :3, 1]), 1e-13, "universal HDot col 1")
+    assert_close(HDot[:, :, 0], np.zeros((K, 6)), 0.0, "universal HDot col 0")
+    assert_close(HDot[:, 3:], np.zeros((K, 3, 2)), 0.0, "universal HDot linear")
     R, _ = m.calc_X_FM(q, prm)
-    close(H[:, :3, 1], R[:, :, 1], 1e-14, "universal H col 1 = My in F")
+    assert_close(H[:, :3, 1], R[:, :, 1], 1e-14, "universal H col 1 = My in F")
 
     # Ellipsoid: H column i = [e_i; radii * (e_i x n)], HDot = [0; radii * (e_i x (w x n))].
     for euler in (False, True):
@@ -213,17 +205,17 @@ def test_HDot_closed_forms():
         q, u, _, radii = sample(m, seed=6)
         R, p = m.calc_X_FM(q, radii)
         n = R[:, :, 2]
-        close(p, radii * n, 1e-14, "ellipsoid p_FM")
+        assert_close(p, radii * n, 1e-14, "ellipsoid p_FM")
         eye = np.eye(3)
         H_lin = jnp.stack([radii * jnp.cross(eye[i], n) for i in range(3)], -1)
         H = m.calc_H_FM(q, radii)
-        close(H[:, :3], np.broadcast_to(eye, (K, 3, 3)), 0.0, "ellipsoid H angular")
-        close(H[:, 3:], H_lin, 1e-14, "ellipsoid H linear")
+        assert_close(H[:, :3], np.broadcast_to(eye, (K, 3, 3)), 0.0, "ellipsoid H angular")
+        assert_close(H[:, 3:], H_lin, 1e-14, "ellipsoid H linear")
         ndot = jnp.cross(u, n)
         HDot_lin = jnp.stack([radii * jnp.cross(eye[i], ndot) for i in range(3)], -1)
         HDot = m.calc_HDot_FM(q, u, radii)
-        close(HDot[:, :3], np.zeros((K, 3, 3)), 1e-14, "ellipsoid HDot angular")
-        close(HDot[:, 3:], HDot_lin, 1e-13, "ellipsoid HDot linear")
+        assert_close(HDot[:, :3], np.zeros((K, 3, 3)), 1e-14, "ellipsoid HDot angular")
+        assert_close(HDot[:, 3:], HDot_lin, 1e-13, "ellipsoid HDot linear")
 
 
 @pytest.mark.parametrize("m", MOBS, ids=IDS)
@@ -232,13 +224,13 @@ def test_qdotdot_and_NDot(m):
     q, u, udot, prm = sample(m, seed=7)
     qdot = m.multiply_by_n(q, u)
     _, d_Nu = jax.jvp(lambda qq, uu: m.multiply_by_n(qq, uu), (q, u), (qdot, udot))
-    close(m.calc_qdotdot(q, u, udot), d_Nu, 1e-12, "qdotdot vs jvp")
+    assert_close(m.calc_qdotdot(q, u, udot), d_Nu, 1e-12, "qdotdot vs jvp")
     h = 1e-6
-    fd = (m.multiply_by_n(q + h * qdot, u + h * udot) - m.multiply_by_n(q - h * qdot, u - h * udot)) / (2 * h)
-    close(m.calc_qdotdot(q, u, udot), fd, 1e-8, "qdotdot vs FD")
+    fd = central_difference(lambda qu: m.multiply_by_n(*qu), (q, u), h, direction=(qdot, udot))
+    assert_close(m.calc_qdotdot(q, u, udot), fd, 1e-8, "qdotdot vs FD")
     v = udot[::-1]
     _, NDot_v = jax.jvp(lambda qq: m.multiply_by_n(qq, v), (q,), (qdot,))
-    close(m.multiply_by_n_dot(q, u, v), NDot_v, 1e-12, "NDot v vs jvp")
+    assert_close(m.multiply_by_n_dot(q, u, v), NDot_v, 1e-12, "NDot v vs jvp")
 
 
 def test_qdotdot_closed_forms():
@@ -247,9 +239,9 @@ def test_qdotdot_closed_forms():
         q, u, udot, _ = sample(m, seed=8)
         expected_rot = m.multiply_by_n(q, udot)[:, :4] - 0.25 * jnp.sum(u[:, :3] ** 2, -1, keepdims=True) * q[:, :4]
         qdd = m.calc_qdotdot(q, u, udot)
-        close(qdd[:, :4], expected_rot, 1e-13, f"{m.simbody_name} quaternion qdotdot")
+        assert_close(qdd[:, :4], expected_rot, 1e-13, f"{m.simbody_name} quaternion qdotdot")
         if m.simbody_name == "Free":
-            close(qdd[:, 4:], udot[:, 3:], 0.0, "free translation qdotdot")
+            assert_close(qdd[:, 4:], udot[:, 3:], 0.0, "free translation qdotdot")
     for m in (mob.Ball(euler=True), mob.Free(euler=True), mob.Ellipsoid(euler=True)):
         q, u, udot, _ = sample(m, seed=9)
         a = q[:, :3]
@@ -261,11 +253,11 @@ def test_qdotdot_closed_forms():
             -2,
         )
         qd = jnp.einsum("kij,kj->ki", NP, u[:, :3])
-        close(m.multiply_by_n(q, u)[:, :3], qd, 1e-13, f"{m.simbody_name} N_P")
+        assert_close(m.multiply_by_n(q, u)[:, :3], qd, 1e-13, f"{m.simbody_name} N_P")
         r = jnp.stack([(qd[:, 0] * s1 - qd[:, 2]) * qd[:, 1] / c1, qd[:, 0] * qd[:, 2] * c1, (qd[:, 2] * s1 - qd[:, 0]) * qd[:, 1] / c1], -1)
         qdd = m.calc_qdotdot(q, u, udot)
-        close(qdd[:, :3], jnp.einsum("kij,kj->ki", NP, udot[:, :3]) + r, 1e-12, f"{m.simbody_name} Euler qdotdot")
-        close(qdd[:, 3 if m.simbody_name != "Free" else 6], z, 0.0, "unused slot qdotdot")
+        assert_close(qdd[:, :3], jnp.einsum("kij,kj->ki", NP, udot[:, :3]) + r, 1e-12, f"{m.simbody_name} Euler qdotdot")
+        assert_close(qdd[:, 3 if m.simbody_name != "Free" else 6], z, 0.0, "unused slot qdotdot")
         # NDot_P explicit form.
         t = qd[:, 1] * s1 / c1
         aa = t * s0 / c1 + qd[:, 0] * c0 / c1
@@ -279,7 +271,7 @@ def test_qdotdot_closed_forms():
             -2,
         )
         v = udot
-        close(m.multiply_by_n_dot(q, u, v)[:, :3], jnp.einsum("kij,kj->ki", NDotP, v[:, :3]), 1e-12, f"{m.simbody_name} NDot_P")
+        assert_close(m.multiply_by_n_dot(q, u, v)[:, :3], jnp.einsum("kij,kj->ki", NDotP, v[:, :3]), 1e-12, f"{m.simbody_name} NDot_P")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,19 +291,19 @@ def test_transposes_are_adjoints(m):
     # <N a, v> == <a, N^T v>
     NT_v = m.multiply_by_n_transpose(q, v)
     assert NT_v.shape == (K, m.nu)
-    close(dot(m.multiply_by_n(q, a), v), dot(a, NT_v), 1e-12, "N^T")
+    assert_close(dot(m.multiply_by_n(q, a), v), dot(a, NT_v), 1e-12, "N^T")
     # <NInv v, a> == <v, NInv^T a>
     NInvT_a = m.multiply_by_n_inv_transpose(q, a)
     assert NInvT_a.shape == (K, m.nq_alloc)
-    close(dot(m.multiply_by_n_inv(q, v), a), dot(v, NInvT_a), 1e-12, "NInv^T")
+    assert_close(dot(m.multiply_by_n_inv(q, v), a), dot(v, NInvT_a), 1e-12, "NInv^T")
     # <NDot a, v> == <a, NDot^T v>
     NDotT_v = m.multiply_by_n_dot_transpose(q, u, v)
     assert NDotT_v.shape == (K, m.nu)
-    close(dot(m.multiply_by_n_dot(q, u, a), v), dot(a, NDotT_v), 1e-12, "NDot^T")
+    assert_close(dot(m.multiply_by_n_dot(q, u, a), v), dot(a, NDotT_v), 1e-12, "NDot^T")
     # And the explicit matrices: N^T from columns of N.
     if m.nu:
         N = jax.vmap(lambda e: m.multiply_by_n(q, jnp.broadcast_to(e, (K, m.nu))), out_axes=-1)(jnp.eye(m.nu))
-        close(NT_v, jnp.einsum("kji,kj->ki", N, v), 1e-13, "N^T explicit")
+        assert_close(NT_v, jnp.einsum("kji,kj->ki", N, v), 1e-13, "N^T explicit")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,13 +315,13 @@ def test_default_q_gives_identity(m):
     q0 = jnp.asarray(np.broadcast_to(m.default_q(), (K, m.nq_alloc)))
     _, _, _, prm = sample(m)
     R, p = m.calc_X_FM(q0, prm)
-    close(R, np.broadcast_to(np.eye(3), (K, 3, 3)), 1e-15, "R_FM(default q)")
+    assert_close(R, np.broadcast_to(np.eye(3), (K, 3, 3)), 1e-15, "R_FM(default q)")
     if m.simbody_name == "Ellipsoid":
         expected = np.zeros((K, 3))
         expected[:, 2] = prm[:, 2]
-        close(p, expected, 1e-15, "ellipsoid p_FM(default q) = (0, 0, c)")
+        assert_close(p, expected, 1e-15, "ellipsoid p_FM(default q) = (0, 0, c)")
     else:
-        close(p, np.zeros((K, 3)), 0.0, "p_FM(default q)")
+        assert_close(p, np.zeros((K, 3)), 0.0, "p_FM(default q)")
     if m.uses_quaternion:
         assert np.array_equal(m.default_q()[:4], [1.0, 0, 0, 0])
     else:
@@ -411,11 +403,11 @@ def test_gimbal_equals_three_pins():
     F_p[:, 3] = F_body
     a = S.summary_batch(gimbal, q, u, f, F_g)
     b = S.summary_batch(pins, q, u, f, F_p)
-    close(b["R_GB"][:, 3], a["R_GB"][:, 1], 1e-13, "R_GB")
-    close(b["p_GB"][:, 3], a["p_GB"][:, 1], 1e-13, "p_GB")
-    close(b["V_GB"][:, 3], a["V_GB"][:, 1], 1e-12, "V_GB")
-    close(b["M"], a["M"], 1e-12, "M")
-    close(b["udot"], a["udot"], 1e-10, "udot")
+    assert_close(b["R_GB"][:, 3], a["R_GB"][:, 1], 1e-13, "R_GB")
+    assert_close(b["p_GB"][:, 3], a["p_GB"][:, 1], 1e-13, "p_GB")
+    assert_close(b["V_GB"][:, 3], a["V_GB"][:, 1], 1e-12, "V_GB")
+    assert_close(b["M"], a["M"], 1e-12, "M")
+    assert_close(b["udot"], a["udot"], 1e-10, "udot")
     assert np.all(np.isfinite(np.asarray(a["udot"])))
 
 
@@ -450,11 +442,11 @@ def test_euler_and_quaternion_modes_agree(direction):
     # The conversion itself: same rotations, unused Euler slot 0 / unit quaternions.
     a = S.summary_batch(src, q_src, u, f, F)
     b = S.summary_batch(dst, q_dst, u, f, F)
-    close(b["R_GB"], a["R_GB"], 1e-12, "R_GB")
-    close(b["p_GB"], a["p_GB"], 1e-12, "p_GB")
-    close(b["V_GB"], a["V_GB"], 1e-11, "V_GB")
-    close(b["M"], a["M"], 1e-11, "M")
-    close(b["udot"], a["udot"], 1e-8, "udot")
+    assert_close(b["R_GB"], a["R_GB"], 1e-12, "R_GB")
+    assert_close(b["p_GB"], a["p_GB"], 1e-12, "p_GB")
+    assert_close(b["V_GB"], a["V_GB"], 1e-11, "V_GB")
+    assert_close(b["M"], a["M"], 1e-11, "M")
+    assert_close(b["udot"], a["udot"], 1e-8, "udot")
     assert np.all(np.isfinite(np.asarray(a["udot"])))
     if dst is model_q:
         for qi in model_q.topology.quaternion_q_index:

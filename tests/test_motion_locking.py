@@ -1,5 +1,7 @@
 """Prescribed motion, locks, known udots in the ABA, free q/u bookkeeping and System conveniences."""
 
+import functools
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -8,16 +10,13 @@ import pytest
 
 import jaxbody as jb
 import systems
+from helpers import assert_close, central_difference
 from systems import MOTION_CHAIN as C
 
 M = jb.Motion
 
-
-def close(a, b, tol, what=""):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, (what, a.shape, b.shape)
-    err = np.max(np.abs(a - b) / (1.0 + np.abs(b))) if a.size else 0.0
-    assert err <= tol, f"{what}: max relative error {err:.3e} > {tol:.1e}"
+# This file's tolerances hold for every entry on its own: |a - b| <= tol * (1 + |b|).
+assert_close_per_entry = functools.partial(assert_close, per_entry=True)
 
 
 @jax.jit
@@ -48,23 +47,23 @@ def test_prescribed_chain_follows_its_motions_through_rk4(chain):
     final, traj = simulate_rk4(model, state)
     t = np.asarray(traj.t)
     i, s = b["sin_pin"].get_first_q_index(), b["slider"].get_first_u_index()
-    close(traj.q[:, i], A * np.sin(w * t + phi), 1e-14, "q of the sinusoid")
-    close(traj.u[:, i], A * w * np.cos(w * t + phi), 1e-14, "u of the sinusoid")
-    close(traj.u[:, s], 0.2 * np.cos(3.0 * t) + 0.1 * np.asarray(traj.q[:, 1]), 1e-14, "u of the custom velocity motion")
+    assert_close_per_entry(traj.q[:, i], A * np.sin(w * t + phi), 1e-14, "q of the sinusoid")
+    assert_close_per_entry(traj.u[:, i], A * w * np.cos(w * t + phi), 1e-14, "u of the sinusoid")
+    assert_close_per_entry(traj.u[:, s], 0.2 * np.cos(3.0 * t) + 0.1 * np.asarray(traj.q[:, 1]), 1e-14, "u of the custom velocity motion")
     r = systems.realize_state(model, final)
     udot = r.get_u_dot()
     tf = float(final.t)
     qdot_pin = float(final.u[1])
-    close(udot[i], -A * w**2 * np.sin(w * tf + phi), 1e-13, "udot of the sinusoid")
-    close(udot[s], -0.6 * np.sin(3.0 * tf) + 0.1 * qdot_pin, 1e-13, "udot of the velocity motion (jvp)")
+    assert_close_per_entry(udot[i], -A * w**2 * np.sin(w * tf + phi), 1e-13, "udot of the sinusoid")
+    assert_close_per_entry(udot[s], -0.6 * np.sin(3.0 * tf) + 0.1 * qdot_pin, 1e-13, "udot of the velocity motion (jvp)")
     a = b["acc_pin"].get_first_u_index()
-    close(udot[a], C["accel_amplitude"] * np.sin(C["accel_rate"] * tf + C["accel_phase"]), 1e-13, "acceleration motion")
+    assert_close_per_entry(udot[a], C["accel_amplitude"] * np.sin(C["accel_rate"] * tf + C["accel_phase"]), 1e-13, "acceleration motion")
     # the free pin really moved under the dynamics
     assert abs(float(final.q[1]) - 0.4) > 1e-3
     # the same through semi-explicit Euler: prescribed q/u are exact after every step
     _, traj_e = simulate_euler(model, state)
     te = np.asarray(traj_e.t)
-    close(traj_e.q[:, i], A * np.sin(w * te + phi), 1e-14, "semi-explicit Euler q of the sinusoid")
+    assert_close_per_entry(traj_e.q[:, i], A * np.sin(w * te + phi), 1e-14, "semi-explicit Euler q of the sinusoid")
 
 
 def test_motion_multipliers_equal_inverse_dynamics_and_queries(chain):
@@ -74,14 +73,14 @@ def test_motion_multipliers_equal_inverse_dynamics_and_queries(chain):
     res = residual(model, r)
     known = np.array([True, False, True, True])
     # Simbody's tau sits on the left of M udot + tau = f - c: it is minus the inverse-dynamics force.
-    close(tau, np.where(known, -np.asarray(res), 0.0), 1e-12, "tau vs -(inverse dynamics)")
-    close(res[1], 0.0, 1e-12, "free mobility residual")
+    assert_close_per_entry(tau, np.where(known, -np.asarray(res), 0.0), 1e-12, "tau vs -(inverse dynamics)")
+    assert_close_per_entry(res[1], 0.0, 1e-12, "free mobility residual")
     assert np.all(np.abs(np.asarray(tau)[known]) > 1e-3)
     np.testing.assert_array_equal(model.get_known_udot_index(r), [0, 2, 3])
     np.testing.assert_allclose(model.get_motion_multipliers(r), np.asarray(tau)[known], rtol=0, atol=0)
-    close(model.calc_motion_power(r), -np.dot(tau, r.u), 1e-15, "motion power")
+    assert_close_per_entry(model.calc_motion_power(r), -np.dot(tau, r.u), 1e-15, "motion power")
     for name, body in b.items():
-        close(body.get_tau_as_vector(r), tau[body.get_first_u_index()][None], 0.0, name)
+        assert_close_per_entry(body.get_tau_as_vector(r), tau[body.get_first_u_index()][None], 0.0, name)
     # methods (Simbody's Motion::calcAllMethods table)
     methods = {n: [int(body.get_q_motion_method(r)), int(body.get_u_motion_method(r)), int(body.get_udot_motion_method(r))]
                for n, body in b.items()}
@@ -93,10 +92,10 @@ def test_motion_multipliers_equal_inverse_dynamics_and_queries(chain):
     }
     # motion errors: zero after prescribe and realize, non-zero before
     for stage in (jb.Stage.Position, jb.Stage.Velocity, jb.Stage.Acceleration):
-        close(model.calc_motion_errors(r, stage), np.zeros(len(model.calc_motion_errors(r, stage))), 1e-13, str(stage))
+        assert_close_per_entry(model.calc_motion_errors(r, stage), np.zeros(len(model.calc_motion_errors(r, stage))), 1e-13, str(stage))
     raw = state.set_time(0.37)
     errors = model.calc_motion_errors(raw, jb.Stage.Position)
-    close(errors, [0.0 - C["amplitude"] * np.sin(C["rate"] * 0.37 + C["phase"])], 1e-15, "q error before prescribe")
+    assert_close_per_entry(errors, [0.0 - C["amplitude"] * np.sin(C["rate"] * 0.37 + C["phase"])], 1e-15, "q error before prescribe")
     unpacked = model.calc_motion_errors(raw, jb.Stage.Velocity, packed=False)
     assert unpacked.shape == (4,) and float(unpacked[1]) == 0.0 and abs(float(unpacked[2])) > 0
 
@@ -110,7 +109,7 @@ def test_motion_parameters_are_model_leaves_and_differentiable(chain):
         return m.prescribe(state.set_time(0.5)).q[0]
 
     g = jax.grad(q_of_amplitude)(jnp.asarray(C["amplitude"]))
-    close(g, np.sin(C["rate"] * 0.5 + C["phase"]), 1e-15, "d q / d amplitude")
+    assert_close_per_entry(g, np.sin(C["rate"] * 0.5 + C["phase"]), 1e-15, "d q / d amplitude")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -123,7 +122,7 @@ def test_locks_hold_through_rk4_and_lock_api(chain):
     locked = pin.lock(state)
     assert bool(pin.is_locked(locked)) and int(pin.get_lock_level(locked)) == M.Position
     assert float(locked.u[1]) == 0.0
-    close(pin.get_lock_value_as_vector(locked), [0.4], 0.0, "lock value")
+    assert_close_per_entry(pin.get_lock_value_as_vector(locked), [0.4], 0.0, "lock value")
     final, traj = simulate_rk4(model, locked)
     assert np.all(np.asarray(traj.q[:, 1]) == 0.4) and np.all(np.asarray(traj.u[:, 1]) == 0.0)
     r = systems.realize_state(model, final)
@@ -132,18 +131,18 @@ def test_locks_hold_through_rk4_and_lock_api(chain):
     vel = pin.lock_at(state, 1.25, M.Velocity)
     final, traj = simulate_rk4(model, vel)
     assert np.all(np.asarray(traj.u[:, 1]) == 1.25)
-    close(final.q[1], 0.4 + 1.25 * float(final.t), 1e-12, "q under a velocity lock")
+    assert_close_per_entry(final.q[1], 0.4 + 1.25 * float(final.t), 1e-12, "q under a velocity lock")
     assert [int(pin.get_q_motion_method(vel)), int(pin.get_u_motion_method(vel)), int(pin.get_udot_motion_method(vel))] == \
         [M.Free, M.Prescribed, M.Zero]
     # acceleration lock: udot = value
     acc = pin.lock_at(state, -0.8, M.Acceleration)
-    close(systems.realize_state(model, model.prescribe(acc)).get_u_dot()[1], -0.8, 0.0, "udot under an acceleration lock")
+    assert_close_per_entry(systems.realize_state(model, model.prescribe(acc)).get_u_dot()[1], -0.8, 0.0, "udot under an acceleration lock")
     # a lock overrides the Motion; unlocking gives control back to it
     over = b["sin_pin"].lock_at(state, 0.9)
     assert float(model.prescribe(over.set_time(0.5)).q[0]) == 0.9
     back = b["sin_pin"].unlock(over)
     assert not bool(b["sin_pin"].is_locked(back))
-    close(model.prescribe(back.set_time(0.5)).q[0], C["amplitude"] * np.sin(C["rate"] * 0.5 + C["phase"]), 1e-15, "unlock")
+    assert_close_per_entry(model.prescribe(back.set_time(0.5)).q[0], C["amplitude"] * np.sin(C["rate"] * 0.5 + C["phase"]), 1e-15, "unlock")
     assert pin.get_lock_value_as_vector(back).shape == (0,)
     with pytest.raises(jb.InvalidArgument):
         pin.lock_at(state, [1.0, 2.0])
@@ -175,9 +174,9 @@ def test_lock_by_default_and_topology_errors():
         ball.lock_by_default(M.Velocity)
     state = system.get_default_state()
     assert int(ball.get_lock_level(state)) == M.Position
-    close(ball.get_lock_value_as_vector(state), [1.0, 0.0, 0.0, 0.0], 0.0, "default lock value")
+    assert_close_per_entry(ball.get_lock_value_as_vector(state), [1.0, 0.0, 0.0, 0.0], 0.0, "default lock value")
     state = model.prescribe(state.set_u([0.3, 0.2, 0.1, 9.0]))
-    close(state.u, [0.0, 0.0, 0.0, 0.5], 0.0, "prescribed u: locked ball and steady slider")
+    assert_close_per_entry(state.u, [0.0, 0.0, 0.0, 0.5], 0.0, "prescribed u: locked ball and steady slider")
     np.testing.assert_array_equal(model.get_free_q_index(state), [4])
     assert model.get_free_u_index(state).size == 0
 
@@ -235,9 +234,9 @@ def test_aba_with_known_udots_matches_partitioned_mass_matrix():
     out = known_udot_routes(model, r, jnp.asarray(known), v)
     names = ("udot", "tau", "restricted M^-1", "restricted M^-1 v", "calc_acceleration_ignoring_constraints")
     for name, got, want in zip(names, out["jaxbody"], out["reference"]):
-        close(got, want, 1e-9, name)
+        assert_close_per_entry(got, want, 1e-9, name)
     assert np.all(np.abs(np.asarray(out["jaxbody"][1])[known]) > 1e-6)
-    close(*out["reactions"], 1e-9, "reactions of a tree with locked bodies, articulated vs free-body route")
+    assert_close_per_entry(*out["reactions"], 1e-9, "reactions of a tree with locked bodies, articulated vs free-body route")
 
 
 def test_grad_of_udot_with_prescribed_mobilities_matches_finite_differences(chain):
@@ -256,12 +255,10 @@ def test_grad_of_udot_with_prescribed_mobilities_matches_finite_differences(chai
     value_and_grad = jax.jit(jax.value_and_grad(objective))
     g = np.asarray(value_and_grad(jnp.zeros(3))[1])
     h = 1e-5
-    for i in range(3):
-        e = np.zeros(3)
-        e[i] = h
-        fd = (float(value_and_grad(jnp.asarray(e))[0]) - float(value_and_grad(jnp.asarray(-e))[0])) / (2 * h)
-        assert abs(g[i] - fd) <= 1e-6 * max(1.0, abs(fd)), (i, g[i], fd)
-        assert abs(fd) > 1e-3
+    fd = central_difference(lambda eps: value_and_grad(eps)[0], jnp.zeros(3), h)
+    for i in range(3):  # each entry on its own: |g_i - fd_i| <= 1e-6 * max(1, |fd_i|)
+        assert_close(g[i], fd[i], 1e-6, f"d(w . udot) / d eps[{i}]")
+        assert abs(fd[i]) > 1e-3
 
 
 # ----------------------------------------------------------------------------------------------
@@ -296,14 +293,14 @@ def test_mixed_locked_and_free_batch_under_vmap():
         s = jax.tree_util.tree_map(lambda x: x[lane], states)
         r1 = systems.realize_state(model, s)
         ud1, tau1 = r1.get_u_dot(), r1.acceleration.tau
-        close(udot[lane], ud1, 1e-12, f"udot lane {lane}")
-        close(tau[lane], tau1, 1e-12, f"tau lane {lane}")
+        assert_close_per_entry(udot[lane], ud1, 1e-12, f"udot lane {lane}")
+        assert_close_per_entry(tau[lane], tau1, 1e-12, f"tau lane {lane}")
         if lock_mask[lane]:
             assert np.all(np.asarray(udot[lane, us]) == 0.0) and np.any(np.asarray(tau[lane, us]) != 0.0)
         else:
             assert np.all(np.asarray(tau[lane]) == 0.0)
     free_lane = jax.tree_util.tree_map(lambda x: x[1], states)
-    close(udot[1], systems.forward_dynamics(model, free_lane.q, free_lane.u, free_lane.mobility_forces,
+    assert_close_per_entry(udot[1], systems.forward_dynamics(model, free_lane.q, free_lane.u, free_lane.mobility_forces,
                                             free_lane.body_forces), 1e-12, "free lane vs the plain forward dynamics")
 
 
@@ -326,11 +323,11 @@ def test_free_q_and_u_pack_unpack_round_trips():
     q = np.asarray(state.q)
     packed = model.pack_free_q(state, q)
     assert packed.shape == (fq.size,)
-    close(model.unpack_free_q(state, packed, q), q, 0.0, "q round trip")
+    assert_close_per_entry(model.unpack_free_q(state, packed, q), q, 0.0, "q round trip")
     unpacked = np.asarray(model.unpack_free_q(state, packed))
     assert np.all(unpacked[list(ball_q)] == 0.0)
     uu = np.arange(model.get_num_u(), dtype=float)
-    close(model.unpack_free_u(state, model.pack_free_u(state, uu), uu), uu, 0.0, "u round trip")
+    assert_close_per_entry(model.unpack_free_u(state, model.pack_free_u(state, uu), uu), uu, 0.0, "u round trip")
     with pytest.raises(jb.InvalidArgument):
         jax.jit(lambda s: model.pack_free_q(s, s.q))(state)
     with pytest.raises(jb.InvalidArgument):

@@ -13,9 +13,12 @@ import scipy.optimize
 import jaxbody as jb
 from jaxbody._constraints import projection
 from constraint_systems import fourbar_state, parallelogram_fourbar, zoo
+from helpers import central_difference
 from systems import random_state
 
 OPTS = jb.ProjectOptions(accuracy=1e-10)
+# One compiled project_q (the model is an argument), shared by the tests that project a four-bar state.
+project_q = jax.jit(lambda model, s: projection.project_q(model, s, OPTS))
 
 
 @functools.lru_cache(maxsize=None)
@@ -51,7 +54,7 @@ def _fourbar_perturbed():
 
 def test_projected_q_is_the_minimum_norm_change():
     model, s = _fourbar_perturbed()
-    out, res = jax.jit(lambda s: projection.project_q(model, s, OPTS))(s)
+    out, res = project_q(model, s)
     assert bool(res.success)
     perr = jax.jit(lambda q: model.calc_constraint_position_errors(s.set_q(q)))
     sol = scipy.optimize.minimize(
@@ -80,13 +83,8 @@ def test_projection_gradients_match_finite_differences():
     f = jax.jit(loss)
     h = 1e-6
     for i, (x, g) in enumerate(zip(args, grads)):
-        fd = []
-        for j in range(x.shape[0]):
-            hi = list(args)
-            lo = list(args)
-            hi[i], lo[i] = x.at[j].add(h), x.at[j].add(-h)
-            fd.append((float(f(*hi)) - float(f(*lo))) / (2 * h))
-        np.testing.assert_allclose(np.asarray(g), np.array(fd), rtol=1e-6, atol=1e-8, err_msg=f"argument {i}")
+        fd = central_difference(lambda xi, i=i: f(*args[:i], xi, *args[i + 1:]), x, h)
+        np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-6, atol=1e-8, err_msg=f"argument {i}")
 
 
 def test_failure_is_reported_per_lane_under_vmap():
@@ -108,7 +106,7 @@ def test_locked_coordinates_do_not_move_and_estimates_are_projected():
     _, ball, _, _ = parallelogram_fourbar()
     crank = ball.bodies[0].parent  # the coupler's parent
     locked = crank.lock(s, jb.Motion.Position)
-    out, res = jax.jit(lambda st: projection.project_q(model, st, OPTS))(locked)
+    out, res = project_q(model, locked)
     assert bool(res.success)
     assert float(out.q[0]) == float(locked.q[0])
     est = jnp.array([1e-3, -2e-3, 5e-4])
