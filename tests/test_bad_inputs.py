@@ -1,8 +1,9 @@
 """Inputs that used to give silently wrong numbers now raise a jaxbody error that names the culprit.
 
-Foreign handles and states (another system's body, constraint, model or State) and a State that does not fit
-the model (shapes, dtype, orientation mode, a batch without vmap). Each case checks the exception type and
-that the message names the body or constraint (and both systems where two are involved). All checks are
+Foreign handles and states (another system's body, constraint, model or State), a State that does not fit
+the model (shapes, dtype, orientation mode, a batch without vmap), and force elements on another system's
+bodies or on a coordinate whose rate is not its speed. Each case checks the exception type and that the
+message names the body / force / constraint (and both systems where two are involved). All checks are
 static, so almost nothing here compiles: the errors come before any XLA work.
 """
 
@@ -192,3 +193,67 @@ def test_not_a_state_or_stage(two_systems):
         model_a.realize(model_a.default_state(), "Position")
     with pytest.raises(jb.InvalidArgument, match="t must be numbers"):
         model_a.default_state().set_time("abc")
+
+
+# -- force elements ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [
+    lambda f, m, b: jb.Force.ConstantForce(f, b, [0, 0, 0], [1, 0, 0]),
+    lambda f, m, b: jb.Force.ConstantTorque(f, b, [0, 0, 1]),
+    lambda f, m, b: jb.Force.MobilityLinearSpring(f, b, 0, 10.0, 0.0),
+    lambda f, m, b: jb.Force.MobilityLinearDamper(f, b, 0, 1.0),
+    lambda f, m, b: jb.Force.MobilityConstantForce(f, b, 0, 1.0),
+    lambda f, m, b: jb.Force.TwoPointLinearSpring(f, m.Ground(), [0, 0, 0], b, [0, 0, 0], 1.0, 0.0),
+], ids=["ConstantForce", "ConstantTorque", "MobilityLinearSpring", "MobilityLinearDamper", "MobilityConstantForce",
+        "TwoPointLinearSpring"])
+def test_a_force_on_a_body_of_another_system_is_rejected(make):
+    _, matter_a, forces_a, _ = _chain(["a1"])
+    _, _, _, b = _chain(["b1"])
+    with pytest.raises(jb.InvalidArgument, match="body2? 'b1' belongs to the system of bodies \\[Ground, b1 \\(Pin\\)\\], "
+                                                 "but the force subsystem belongs to .*a1"):
+        make(forces_a, matter_a, b[1])
+
+
+def test_gravity_with_the_matter_of_another_system_is_rejected():
+    _, _, forces_a, _ = _chain(["a1"])
+    _, matter_b, _, _ = _chain(["b1"])
+    for make in (lambda: jb.Force.UniformGravity(forces_a, matter_b, [0, -9.8, 0]),
+                 lambda: jb.Force.Gravity(forces_a, matter_b, [0, -1, 0], 9.8),
+                 lambda: jb.Force.GlobalDamper(forces_a, matter_b, 1.0)):
+        with pytest.raises(jb.InvalidArgument, match="matter subsystem is of .*b1.*force subsystem belongs to .*a1"):
+            make()
+
+
+def test_mobility_spring_needs_qdot_equal_u():
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    G = matter.Ground()
+    ball = jb.MobilizedBody.Ball(G, jb.Transform(), jb.Body.Rigid(), jb.Transform(), name="shoulder")
+    free = jb.MobilizedBody.Free(G, jb.Transform(), jb.Body.Rigid(), jb.Transform(), name="floater")
+    gimbal = jb.MobilizedBody.Gimbal(G, jb.Transform(), jb.Body.Rigid(), jb.Transform(), name="gimbal")
+    pin = jb.MobilizedBody.Pin(G, jb.Transform(), jb.Body.Rigid(), jb.Transform(), name="elbow")
+    with pytest.raises(jb.InvalidArgument, match="shoulder: q index 3 out of range 0..2 \\(Ball: 4 q, 3 u"):
+        jb.Force.MobilityLinearSpring(forces, ball, 3, 10.0, 0.0)
+    with pytest.raises(jb.InvalidArgument, match="on 'shoulder': q\\[0\\] .* does not have qdot = u\\[0\\] in quaternion mode"):
+        jb.Force.MobilityLinearSpring(forces, ball, 0, 10.0, 0.0)
+    with pytest.raises(jb.InvalidArgument, match="on 'floater': q\\[4\\] .* qdot = u\\[4\\]"):
+        jb.Force.MobilityLinearSpring(forces, free, 4, 10.0, 0.0)
+    with pytest.raises(jb.InvalidArgument, match="which_q must be an integer, got 0.5"):
+        jb.Force.MobilityLinearSpring(forces, pin, 0.5, 10.0, 0.0)
+    with pytest.raises(jb.InvalidArgument, match="MobilityLinearSpring on 'elbow': stiffness"):
+        jb.Force.MobilityLinearSpring(forces, pin, 0, -1.0, 0.0)
+    with pytest.raises(jb.InvalidArgument, match="MobilityConstantForce on 'elbow': elbow: u index 1 out of range"):
+        jb.Force.MobilityConstantForce(forces, pin, 1, 1.0)
+    jb.Force.MobilityLinearSpring(forces, gimbal, 1, 10.0, 0.0)  # Gimbal: u = qdot, accepted
+    jb.Force.MobilityLinearSpring(forces, pin, 0, 10.0, 0.0)
+
+
+def test_mobility_spring_needs_qdot_equal_u_in_euler_mode_too():
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    matter.set_use_euler_angles(True)
+    ball = jb.MobilizedBody.Ball(matter.Ground(), jb.Transform(), jb.Body.Rigid(), jb.Transform(), name="hip")
+    with pytest.raises(jb.InvalidArgument, match="on 'hip': q\\[1\\] .* qdot = u\\[1\\]"):
+        jb.Force.MobilityLinearSpring(jb.GeneralForceSubsystem(system), ball, 1, 10.0, 0.0)
