@@ -1,10 +1,10 @@
 """Inputs that used to give silently wrong numbers now raise a jaxbody error that names the culprit.
 
 Foreign handles and states (another system's body, constraint, model or State), a State that does not fit
-the model (shapes, dtype, orientation mode, a batch without vmap), and force elements on another system's
-bodies or on a coordinate whose rate is not its speed. Each case checks the exception type and that the
-message names the body / force / constraint (and both systems where two are involved). All checks are
-static, so almost nothing here compiles: the errors come before any XLA work.
+the model (shapes, dtype, orientation mode, a batch without vmap), force elements on another system's bodies
+or on a coordinate whose rate is not its speed, and constraints of a body to itself. Each case checks the
+exception type and that the message names the body / force / constraint (and both systems where two are
+involved). All checks are static, so almost nothing here compiles: the errors come before any XLA work.
 """
 
 from __future__ import annotations
@@ -257,3 +257,46 @@ def test_mobility_spring_needs_qdot_equal_u_in_euler_mode_too():
     ball = jb.MobilizedBody.Ball(matter.Ground(), jb.Transform(), jb.Body.Rigid(), jb.Transform(), name="hip")
     with pytest.raises(jb.InvalidArgument, match="on 'hip': q\\[1\\] .* qdot = u\\[1\\]"):
         jb.Force.MobilityLinearSpring(jb.GeneralForceSubsystem(system), ball, 1, 10.0, 0.0)
+
+
+# -- constraints -------------------------------------------------------------------------------------------
+
+C = jb.Constraint
+SAME_BODY = {
+    "Rod": lambda b: C.Rod(b, [0, 0, 0], b, [1, 0, 0], 1.0),
+    "Ball": lambda b: C.Ball(b, [0, 0, 0], b, [1, 0, 0]),
+    "Weld": lambda b: C.Weld(b, b),
+    "PointInPlane": lambda b: C.PointInPlane(b, [0, 0, 1], 0.0, b, [0, 0, 0]),
+    "PointOnLine": lambda b: C.PointOnLine(b, [1, 0, 0], [0, 0, 0], b, [0, 0, 0]),
+    "ConstantAngle": lambda b: C.ConstantAngle(b, [1, 0, 0], b, [0, 1, 0]),
+    "ConstantOrientation": lambda b: C.ConstantOrientation(b, None, b, None),
+    "SphereOnPlaneContact": lambda b: C.SphereOnPlaneContact(b, jb.Transform(), b, [0, 0, 0], 0.1),
+    "SphereOnSphereContact": lambda b: C.SphereOnSphereContact(b, [0, 0, 0], 0.1, b, [1, 0, 0], 0.1),
+    "LineOnLineContact": lambda b: C.LineOnLineContact(b, jb.Transform(), 0.1, b, jb.Transform(), 0.1),
+    "PointOnPlaneContact": lambda b: C.PointOnPlaneContact(b, jb.Transform(), b, [0, 0, 0]),
+    "Custom": lambda b: C.Custom(b.matter, bodies=[b, b], position_error=lambda k: k.p[0] - k.p[1]),
+}
+
+
+@pytest.mark.parametrize("kind", list(SAME_BODY))
+def test_a_body_constrained_to_itself_is_rejected(kind):
+    _, matter, _, bodies = _chain(["hand"])
+    with pytest.raises(jb.InvalidArgument, match=f"{kind}\\(hand\\): constrains body 'hand' to itself"):
+        SAME_BODY[kind](bodies[1])
+    assert matter.get_num_constraints() == 0
+    with pytest.raises(jb.InvalidArgument, match="Ball\\(Ground\\): constrains body 'Ground' to itself"):
+        C.Ball(matter.Ground(), matter.Ground())
+
+
+def test_constraint_errors_name_the_bodies():
+    _, matter, _, a = _chain(["upper", "lower"])
+    _, _, _, b = _chain(["other"])
+    with pytest.raises(jb.InvalidArgument, match="Rod\\(upper, lower\\): length must be positive"):
+        C.Rod(a[1], [0, 0, 0], a[2], [0, 0, 0], 0.0)
+    with pytest.raises(jb.InvalidArgument, match="Ball\\(upper, other\\): body 'other' belongs to .*other.*upper"):
+        C.Ball(a[1], b[1])
+    with pytest.raises(jb.InvalidArgument, match="ConstantCoordinate\\(upper\\): q index must be an integer"):
+        C.ConstantCoordinate(a[1], 0.5, 0.0)
+    with pytest.raises(jb.InvalidArgument, match="NoSlip1D\\(Ground, upper\\): the two moving bodies must differ"):
+        C.NoSlip1D(matter.Ground(), [0, 0, 0], [1, 0, 0], a[1], a[1])
+    C.NoSlip1D(matter.Ground(), [0, 0, 0], [1, 0, 0], matter.Ground(), a[1])  # the case body may be a moving body

@@ -33,15 +33,31 @@ class Constraint(ConstraintFactories):
     # -- construction --------------------------------------------------------------------------
 
     @classmethod
-    def _create(cls, ctype, bodies, params, *, q_select=(), u_select=(), name=None):
+    def _create(cls, ctype, bodies, params, *, q_select=(), u_select=(), name=None, distinct_bodies=True):
+        """Register a constraint. Its bodies and mobilizers must share one matter subsystem; with
+        ``distinct_bodies`` no constrained body may appear twice (a body constrained to itself gives equations
+        that involve no mobility: always satisfied, or never)."""
         bodies = list(bodies)
         mobods = bodies + [m for m, _ in q_select] + [m for m, _ in u_select]
+        kind = name or ctype.simbody_name
         if not mobods:
-            raise InvalidArgument(f"{name or ctype.simbody_name}: a constraint needs at least one body or mobilizer")
+            raise InvalidArgument(f"{kind}: a constraint needs at least one body or mobilizer")
+        label = f"{kind}({', '.join(dict.fromkeys(m.name for m in mobods))})"
         matter = mobods[0].matter
         for m in mobods:
             if m.matter is not matter:
-                raise InvalidArgument(f"{name or ctype.simbody_name}: bodies belong to different matter subsystems")
+                raise InvalidArgument(
+                    f"{label}: body {m.name!r} belongs to {m.matter._describe()} but body {mobods[0].name!r} to "
+                    f"{matter._describe()}; a constraint's bodies must belong to one system"
+                )
+        if distinct_bodies:
+            for i, b in enumerate(bodies):
+                if any(b is c for c in bodies[:i]):
+                    raise InvalidArgument(
+                        f"{label}: constrains body {b.name!r} to itself; a {ctype.simbody_name} constraint needs "
+                        "two different bodies (relative to itself a body cannot move, so the equations would involve "
+                        "no mobility)"
+                    )
         self = cls.__new__(cls)
         self.ctype = ctype
         self.matter = matter
@@ -50,7 +66,7 @@ class Constraint(ConstraintFactories):
         self.u_select = tuple(u_select)
         params = np.asarray(params, dtype=float).reshape(-1)
         if params.shape != (ctype.n_params,) or not np.all(np.isfinite(params)):
-            raise InvalidArgument(f"{name or ctype.simbody_name}: expected {ctype.n_params} finite parameters")
+            raise InvalidArgument(f"{label}: expected {ctype.n_params} finite parameters")
         self.params = params
         self.disabled_by_default = False
         self.index = matter._add_constraint(self)
