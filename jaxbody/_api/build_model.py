@@ -8,6 +8,7 @@ leaves and the structure as the static Topology and ConstraintSet.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 
 import jax.numpy as jnp
 import numpy as np
@@ -16,6 +17,7 @@ from jaxbody._api.model import Model
 from jaxbody._constraints.layout import build_constraint_set
 from jaxbody._dynamics.motion import BoundMotion, Motion
 from jaxbody._dynamics.parameters import Parameters
+from jaxbody._dynamics.state import SystemSignature
 from jaxbody._topology.topology import Topology
 
 
@@ -59,7 +61,33 @@ def build_model(system):
     return Model(
         topology=topo, parameters=params, forces=elements, default_q=f(default_q),
         motions=motions, default_lock_level=default_lock_level, constraints=constraints,
+        signature=system_signature(matter),
     )
+
+
+def system_signature(matter) -> SystemSignature:
+    """The SystemSignature of a matter subsystem's current structure (bodies, mobilizer types, constraints)."""
+    bodies = tuple(
+        (b.name, -1 if b.parent is None else b.parent.index, repr(b.mobilizer_prototype), b.q_start, b.u_start)
+        for b in matter._bodies
+    )
+    constraints = tuple(
+        (repr(c.ctype), tuple(b.index for b in c.bodies), tuple((m.index, i) for m, i in c.q_select),
+         tuple((m.index, i) for m, i in c.u_select))
+        for c in matter._constraints
+    )
+    digest = hashlib.sha1(repr((bodies, constraints)).encode()).hexdigest()
+    return SystemSignature(digest, describe_matter(matter))
+
+
+def describe_matter(matter) -> str:
+    """'the system of bodies [Ground, arm (Pin), ...] and 1 constraint', for error messages."""
+    names = [b.name if b.parent is None else f"{b.name} ({b.mobilizer_prototype.simbody_name})" for b in matter._bodies]
+    if len(names) > 8:
+        names = names[:6] + ["...", names[-1]]
+    n = len(matter._constraints)
+    constraints = f" and {n} constraint{'s' if n != 1 else ''}" if n else ""
+    return f"the system of bodies [{', '.join(names)}]{constraints}"
 
 
 def _build_constraints(matter, topo):

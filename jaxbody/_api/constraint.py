@@ -33,15 +33,31 @@ class Constraint(ConstraintFactories):
     # -- construction --------------------------------------------------------------------------
 
     @classmethod
-    def _create(cls, ctype, bodies, params, *, q_select=(), u_select=(), name=None):
+    def _create(cls, ctype, bodies, params, *, q_select=(), u_select=(), name=None, distinct_bodies=True):
+        """Register a constraint. Its bodies and mobilizers must share one matter subsystem; with
+        ``distinct_bodies`` no constrained body may appear twice (a body constrained to itself gives equations
+        that involve no mobility: always satisfied, or never)."""
         bodies = list(bodies)
         mobods = bodies + [m for m, _ in q_select] + [m for m, _ in u_select]
+        kind = name or ctype.simbody_name
         if not mobods:
-            raise InvalidArgument(f"{name or ctype.simbody_name}: a constraint needs at least one body or mobilizer")
+            raise InvalidArgument(f"{kind}: a constraint needs at least one body or mobilizer")
+        label = f"{kind}({', '.join(dict.fromkeys(m.name for m in mobods))})"
         matter = mobods[0].matter
         for m in mobods:
             if m.matter is not matter:
-                raise InvalidArgument(f"{name or ctype.simbody_name}: bodies belong to different matter subsystems")
+                raise InvalidArgument(
+                    f"{label}: body {m.name!r} belongs to {m.matter._describe()} but body {mobods[0].name!r} to "
+                    f"{matter._describe()}; a constraint's bodies must belong to one system"
+                )
+        if distinct_bodies:
+            for i, b in enumerate(bodies):
+                if any(b is c for c in bodies[:i]):
+                    raise InvalidArgument(
+                        f"{label}: constrains body {b.name!r} to itself; a {ctype.simbody_name} constraint needs "
+                        "two different bodies (relative to itself a body cannot move, so the equations would involve "
+                        "no mobility)"
+                    )
         self = cls.__new__(cls)
         self.ctype = ctype
         self.matter = matter
@@ -50,7 +66,7 @@ class Constraint(ConstraintFactories):
         self.u_select = tuple(u_select)
         params = np.asarray(params, dtype=float).reshape(-1)
         if params.shape != (ctype.n_params,) or not np.all(np.isfinite(params)):
-            raise InvalidArgument(f"{name or ctype.simbody_name}: expected {ctype.n_params} finite parameters")
+            raise InvalidArgument(f"{label}: expected {ctype.n_params} finite parameters")
         self.params = params
         self.disabled_by_default = False
         self.index = matter._add_constraint(self)
@@ -110,6 +126,7 @@ class Constraint(ConstraintFactories):
         """(mp, mv, ma) of this constraint when enabled."""
         return self.ctype.num_equations
 
+    @operator()
     def get_num_constraint_equations_in_use(self, state: State):
         """(mp, mv, ma) as arrays: the counts when enabled in ``state``, zeros when disabled."""
         on = self.is_enabled(state).astype(jnp.int32)
@@ -125,16 +142,20 @@ class Constraint(ConstraintFactories):
     def is_disabled_by_default(self) -> bool:
         return self.disabled_by_default
 
+    @operator()
     def disable(self, state: State) -> State:
         """A new State with this constraint off (drops every cache; no recompilation)."""
         return state.set_constraint_enabled(state.constraint_enabled.at[self.index].set(False))
 
+    @operator()
     def enable(self, state: State) -> State:
         return state.set_constraint_enabled(state.constraint_enabled.at[self.index].set(True))
 
+    @operator()
     def is_disabled(self, state: State):
         return ~state.constraint_enabled[self.index]
 
+    @operator()
     def is_enabled(self, state: State):
         return state.constraint_enabled[self.index]
 
@@ -195,52 +216,70 @@ class Constraint(ConstraintFactories):
         rows = np.concatenate(self._rows(model))
         return jnp.zeros_like(lam).at[rows].set(lam[rows])
 
+    @operator()
     def calc_position_error_from_q(self, state: State, q, model=None):
         """perr (mp,) for coordinates q (the State supplies t)."""
         model = self._model(model)
         p, _, _ = self._rows(model)
         return model.calc_constraint_position_errors(state.set_q(q))[p]
 
+    @operator()
     def calc_velocity_error_from_u(self, state: State, u, model=None):
         """(pverr, verr) for speeds u (requires Position)."""
         model = self._model(model)
         p, v, _ = self._rows(model)
         return model.calc_constraint_velocity_errors(state, u)[np.concatenate([p, v])]
 
+    @operator()
     def calc_acceleration_error_from_udot(self, state: State, udot, model=None):
         """(paerr, vaerr, aerr) for udot (requires Velocity)."""
         model = self._model(model)
         return model.calc_constraint_acceleration_errors(state, udot)[np.concatenate(self._rows(model))]
 
+    @operator()
     def calc_position_constraint_matrix_p(self, state: State, model=None):
         """This constraint's rows of P (mp, nu) (requires Position)."""
         model = self._model(model)
         return model.calc_p(state)[self._rows(model)[0]]
 
+    @operator()
     def calc_position_constraint_matrix_pt(self, state: State, model=None):
         return self.calc_position_constraint_matrix_p(state, model).T
 
+    @operator()
     def calc_position_constraint_matrix_pn_inv(self, state: State, model=None):
         """``P N^-1`` (mp, nq): this constraint's rows of Pq (requires Position)."""
         model = self._model(model)
         return model.calc_pq(state)[self._rows(model)[0]]
 
+    @operator()
     def calc_velocity_constraint_matrix_v(self, state: State, model=None):
         """This constraint's rows of V (mv, nu) (requires Position)."""
         model = self._model(model)
         p, v, _ = self._rows(model)
         return model.calc_pv(state)[v]
 
+    @operator()
     def calc_velocity_constraint_matrix_vt(self, state: State, model=None):
         return self.calc_velocity_constraint_matrix_v(state, model).T
 
+    @operator()
     def calc_acceleration_constraint_matrix_a(self, state: State, model=None):
         """This constraint's rows of A (ma, nu) (requires Velocity)."""
         model = self._model(model)
         return model.calc_g(state)[self._rows(model)[2]]
 
+    @operator()
     def calc_acceleration_constraint_matrix_at(self, state: State, model=None):
         return self.calc_acceleration_constraint_matrix_a(state, model).T
+
+    def _system_signature(self):
+        """Its system's SystemSignature (for jaxbody._api.operator.check_operands)."""
+        return self.matter._signature()
+
+    def _label(self) -> str:
+        on = ", ".join(m.name for m in self.bodies + self.get_constrained_mobilizers())
+        return f"constraint {self.name!r} ({self.ctype.simbody_name} on {on})"
 
     def __repr__(self):
         return f"Constraint.{self.ctype.simbody_name}({self.name}, index={self.index})"

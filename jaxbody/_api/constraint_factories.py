@@ -11,6 +11,8 @@ user functions (couplers, prescribed motion, Custom) are pure JAX functions chec
 
 from __future__ import annotations
 
+import operator
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -51,6 +53,19 @@ def _positive(x, what, name):
     return v
 
 
+def _integer(x, what, name) -> int:
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise InvalidArgument(f"{name}: {what} must be an integer, got {x!r}") from None
+
+
+def _label(kind, *bodies) -> str:
+    """'Ball(arm, hand)': a constraint's type (or name) and its bodies, as its error messages name it."""
+    names = dict.fromkeys(b.name if isinstance(b, MobilizedBody) else repr(b) for b in bodies)
+    return f"{kind}({', '.join(names)})"
+
+
 def _mobod(x, what, name) -> MobilizedBody:
     if not isinstance(x, MobilizedBody):
         raise InvalidArgument(f"{name}: {what} must be a jb.MobilizedBody, got {type(x).__name__}")
@@ -71,6 +86,7 @@ class ConstraintFactories:
     @staticmethod
     def _check_q(mobod, which, name):
         n = mobod.mobilizer_prototype.nq_alloc
+        which = _integer(which, "q index", name)
         if not 0 <= which < n:
             raise InvalidArgument(f"{name}: q index {which} out of range for {mobod.name} ({n} q)")
         return mobod, int(which)
@@ -78,6 +94,7 @@ class ConstraintFactories:
     @staticmethod
     def _check_u(mobod, which, name):
         n = mobod.mobilizer_prototype.nu
+        which = _integer(which, "u index", name)
         if not 0 <= which < n:
             raise InvalidArgument(f"{name}: u index {which} out of range for {mobod.name} ({n} u)")
         return mobod, int(which)
@@ -89,7 +106,7 @@ class ConstraintFactories:
             b1, s1, b2, s2, d = body1, station1, body2, station2, length
         else:  # Rod(body1, body2, length): body origins
             b1, s1, b2, s2, d = body1, np.zeros(3), station1, np.zeros(3), body2
-        nm = name or "Rod"
+        nm = _label(name or "Rod", b1, b2)
         d = _scalar(d, "length", nm)
         if d <= 0:
             raise InvalidArgument(f"{nm}: length must be positive, got {d}")
@@ -103,7 +120,7 @@ class ConstraintFactories:
         """point1 on body1 coincides with point2 on body2 (or ``Ball(body1, body2)``: origins)."""
         if isinstance(point1, MobilizedBody):
             body1, point1, body2, point2 = body1, np.zeros(3), point1, np.zeros(3)
-        nm = name or "Ball"
+        nm = _label(name or "Ball", body1, body2)
         return cls._create(
             geometric.Ball(), [_mobod(body1, "body1", nm), _mobod(body2, "body2", nm)],
             np.concatenate([_vec3(point1, "point1", nm), _vec3(point2, "point2", nm)]), name=name,
@@ -114,7 +131,7 @@ class ConstraintFactories:
         """Frame2 on body2 is welded to frame1 on body1 (or ``Weld(body1, body2)``: body frames)."""
         if isinstance(frame1, MobilizedBody):
             body1, frame1, body2, frame2 = body1, None, frame1, None
-        nm = name or "Weld"
+        nm = _label(name or "Weld", body1, body2)
         R1, p1 = host_transform(frame1, "frame1", nm)
         R2, p2 = host_transform(frame2, "frame2", nm)
         return cls._create(
@@ -125,7 +142,7 @@ class ConstraintFactories:
     @classmethod
     def PointInPlane(cls, plane_body, plane_normal, plane_height, follower_body, follower_point, *, name=None):
         """Point on the follower stays in the plane ``p . n = h`` of the plane body."""
-        nm = name or "PointInPlane"
+        nm = _label(name or "PointInPlane", plane_body, follower_body)
         return cls._create(
             geometric.PointInPlane(), [_mobod(plane_body, "plane_body", nm), _mobod(follower_body, "follower_body", nm)],
             np.concatenate([_unit(plane_normal, "plane_normal", nm), [_scalar(plane_height, "plane_height", nm)],
@@ -135,7 +152,7 @@ class ConstraintFactories:
     @classmethod
     def PointOnLine(cls, line_body, line_direction, point_on_line, follower_body, follower_point, *, name=None):
         """Point on the follower stays on the line (direction, point) of the line body."""
-        nm = name or "PointOnLine"
+        nm = _label(name or "PointOnLine", line_body, follower_body)
         z = _unit(line_direction, "line_direction", nm)
         x = np.asarray(spatial.perp(jnp.asarray(z)))
         y = np.cross(z, x)
@@ -149,7 +166,7 @@ class ConstraintFactories:
     @classmethod
     def ConstantAngle(cls, base_body, axis_on_base, follower_body, axis_on_follower, angle=np.pi / 2, *, name=None):
         """The angle between an axis of the base and an axis of the follower stays ``angle`` (rad)."""
-        nm = name or "ConstantAngle"
+        nm = _label(name or "ConstantAngle", base_body, follower_body)
         return cls._create(
             geometric.ConstantAngle(), [_mobod(base_body, "base_body", nm), _mobod(follower_body, "follower_body", nm)],
             np.concatenate([_unit(axis_on_base, "axis_on_base", nm), _unit(axis_on_follower, "axis_on_follower", nm),
@@ -159,7 +176,7 @@ class ConstraintFactories:
     @classmethod
     def ConstantOrientation(cls, base_body, frame_on_base, follower_body, frame_on_follower, *, name=None):
         """The follower's frame keeps its orientation relative to the base's frame (rotations, or None = identity)."""
-        nm = name or "ConstantOrientation"
+        nm = _label(name or "ConstantOrientation", base_body, follower_body)
         return cls._create(
             geometric.ConstantOrientation(),
             [_mobod(base_body, "base_body", nm), _mobod(follower_body, "follower_body", nm)],
@@ -170,14 +187,15 @@ class ConstraintFactories:
     @classmethod
     def NoSlip1D(cls, case_body, contact_point, direction, moving_body0, moving_body1, *, name=None):
         """No relative slip along ``direction`` (fixed in the case body) at ``contact_point`` (in the case body)."""
-        nm = name or "NoSlip1D"
+        nm = _label(name or "NoSlip1D", case_body, moving_body0, moving_body1)
         bodies = [_mobod(case_body, "case_body", nm), _mobod(moving_body0, "moving_body0", nm),
                   _mobod(moving_body1, "moving_body1", nm)]
         if bodies[1] is bodies[2]:
-            raise InvalidArgument(f"{nm}: the two moving bodies must differ")
+            raise InvalidArgument(f"{nm}: the two moving bodies must differ, got {bodies[1].name!r} twice")
         return cls._create(
             geometric.NoSlip1D(), bodies,
             np.concatenate([_vec3(contact_point, "contact_point", nm), _unit(direction, "direction", nm)]), name=name,
+            distinct_bodies=False,  # the case body may be one of the moving bodies (e.g. Ground)
         )
 
     @classmethod
@@ -185,7 +203,7 @@ class ConstraintFactories:
         """ConstantCoordinate/Speed/Acceleration: Simbody's (mobilizer, which, value) or (mobilizer, value) forms."""
         if value is None:
             which, value = 0, which
-        nm = name or ctype.simbody_name
+        nm = _label(name or ctype.simbody_name, mobilizer)
         mobod = _mobod(mobilizer, "mobilizer", nm)
         sel = cls._check_u(mobod, which, nm) if speed else cls._check_q(mobod, which, nm)
         selects = {"u_select" if speed else "q_select": [sel]}
@@ -211,7 +229,7 @@ class ConstraintFactories:
     @classmethod
     def CoordinateCoupler(cls, matter, function, coordinate_bodies, coordinate_indices, *, params=(), name=None):
         """``function(q_sel, params) = 0`` for the listed (body, q index) coordinates (a pure JAX scalar function)."""
-        nm = name or "CoordinateCoupler"
+        nm = _label(name or "CoordinateCoupler", *coordinate_bodies)
         sel = [cls._check_q(_mobod(b, "coordinate body", nm), i, nm) for b, i in zip(coordinate_bodies, coordinate_indices, strict=True)]
         params = np.asarray(params, dtype=float).reshape(-1)
         ctype = coordinate.CoordinateCoupler(function=function, num_coordinates=len(sel), num_function_params=params.size)
@@ -222,7 +240,7 @@ class ConstraintFactories:
     def SpeedCoupler(cls, matter, function, speed_bodies, speed_indices, coordinate_bodies=(), coordinate_indices=(),
                      *, params=(), name=None):
         """``function(u_sel, q_sel, params) = 0`` (pure JAX scalar); only the u's mobilizers are constrained."""
-        nm = name or "SpeedCoupler"
+        nm = _label(name or "SpeedCoupler", *speed_bodies, *coordinate_bodies)
         us = [cls._check_u(_mobod(b, "speed body", nm), i, nm) for b, i in zip(speed_bodies, speed_indices, strict=True)]
         qs = [cls._check_q(_mobod(b, "coordinate body", nm), i, nm) for b, i in zip(coordinate_bodies, coordinate_indices, strict=True)]
         params = np.asarray(params, dtype=float).reshape(-1)
@@ -234,7 +252,7 @@ class ConstraintFactories:
     @classmethod
     def PrescribedMotion(cls, matter, function, mobilizer, which_q, *, params=(), name=None):
         """``q = function(t, params)`` enforced by a multiplier (twice differentiable pure JAX function)."""
-        nm = name or "PrescribedMotion"
+        nm = _label(name or "PrescribedMotion", mobilizer)
         sel = cls._check_q(_mobod(mobilizer, "mobilizer", nm), which_q, nm)
         params = np.asarray(params, dtype=float).reshape(-1)
         _check_scalar_function(nm, lambda: function(jnp.zeros(()), jnp.asarray(params)))
@@ -245,7 +263,7 @@ class ConstraintFactories:
     def SphereOnPlaneContact(cls, plane_body, plane_frame, sphere_body, sphere_center, sphere_radius,
                              enforce_rolling=False, *, name=None):
         """Sphere (center and radius on sphere_body) touching the x-y plane of plane_frame (on plane_body)."""
-        nm = name or "SphereOnPlaneContact"
+        nm = _label(name or "SphereOnPlaneContact", plane_body, sphere_body)
         R, p = host_transform(plane_frame, "plane_frame", nm)
         radius = _positive(sphere_radius, "sphere_radius", nm)
         return cls._create(
@@ -258,7 +276,7 @@ class ConstraintFactories:
     def SphereOnSphereContact(cls, body_f, center_f, radius_f, body_b, center_b, radius_b, enforce_rolling=False,
                               *, name=None):
         """Two spheres (center, radius on each body) touching."""
-        nm = name or "SphereOnSphereContact"
+        nm = _label(name or "SphereOnSphereContact", body_f, body_b)
         return cls._create(
             contact.SphereOnSphereContact(enforce_rolling=bool(enforce_rolling)),
             [_mobod(body_f, "body_f", nm), _mobod(body_b, "body_b", nm)],
@@ -270,7 +288,7 @@ class ConstraintFactories:
     def LineOnLineContact(cls, body_f, edge_frame_f, half_length_f, body_b, edge_frame_b, half_length_b,
                           enforce_rolling=False, *, name=None):
         """Two edges (frame: origin = center, x = direction, z = outward) whose lines touch."""
-        nm = name or "LineOnLineContact"
+        nm = _label(name or "LineOnLineContact", body_f, body_b)
         Rf, pf = host_transform(edge_frame_f, "edge_frame_f", nm)
         Rb, pb = host_transform(edge_frame_b, "edge_frame_b", nm)
         return cls._create(
@@ -283,7 +301,7 @@ class ConstraintFactories:
     @classmethod
     def PointOnPlaneContact(cls, plane_body, plane_frame, follower_body, follower_point, *, name=None):
         """A point of the follower stays in (and does not slip on) the x-y plane of plane_frame."""
-        nm = name or "PointOnPlaneContact"
+        nm = _label(name or "PointOnPlaneContact", plane_body, follower_body)
         R, p = host_transform(plane_frame, "plane_frame", nm)
         return cls._create(
             contact.PointOnPlaneContact(),
@@ -299,7 +317,7 @@ class ConstraintFactories:
         bodies: constrained MobilizedBodies (kinematics in their Ancestor); coordinates / speeds:
         (MobilizedBody, index) pairs. Equation counts are read from a trial evaluation.
         """
-        nm = name or "Custom"
+        nm = _label(name or "Custom", *bodies, *(b for b, _ in coordinates), *(b for b, _ in speeds))
         bodies = [_mobod(b, "constrained body", nm) for b in bodies]
         qs = [cls._check_q(_mobod(b, "coordinate body", nm), i, nm) for b, i in coordinates]
         us = [cls._check_u(_mobod(b, "speed body", nm), i, nm) for b, i in speeds]

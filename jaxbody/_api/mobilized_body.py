@@ -7,6 +7,8 @@ and its setters return new States, so they work inside jit/vmap/grad.
 
 from __future__ import annotations
 
+from operator import index as as_index
+
 import numpy as np
 
 from jaxbody import _mobilizers as mob
@@ -18,6 +20,7 @@ from jaxbody._api.mobilized_body_frames import MobilizedBodyFrames
 from jaxbody._api.mobilized_body_mass import MobilizedBodyMass
 from jaxbody._api.mobilized_body_mobilizer import MobilizedBodyMobilizer
 from jaxbody._api.mobilized_body_motion import MobilizedBodyMotion
+from jaxbody._api.operator import operator
 from jaxbody._dynamics.state import State
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument, UnknownParent
@@ -289,6 +292,13 @@ class MobilizedBody(
     def get_body_mass_properties_default(self):
         return self.body.mass_properties
 
+    def _system_signature(self):
+        """Its system's SystemSignature (for jaxbody._api.operator.check_operands)."""
+        return self.matter._signature()
+
+    def _label(self) -> str:
+        return f"body {self.name!r}"
+
     def __repr__(self):
         reverse = ", reversed" if self.direction == self.Reverse else ""
         return f"MobilizedBody.{self.mobilizer_prototype.simbody_name}({self.name}, index={self.index}{reverse})"
@@ -303,42 +313,57 @@ class MobilizedBody(
 
     def _check_q_index(self, i, state: State | None = None):
         n = self.get_num_q(state)
-        if not 0 <= i < n:
+        if not 0 <= _index(i, self.name, "q") < n:
             raise InvalidArgument(f"{self.name}: q index {i} out of range 0..{n - 1}")
 
     def _check_u_index(self, i):
-        if not 0 <= i < self.get_num_u():
+        if not 0 <= _index(i, self.name, "u") < self.get_num_u():
             raise InvalidArgument(f"{self.name}: u index {i} out of range 0..{self.get_num_u() - 1}")
 
+    @operator()
     def get_one_q(self, state: State, i: int):
         self._check_q_index(i, state)
         return state.q[self.q_start + i]
 
+    @operator()
     def get_one_u(self, state: State, i: int):
         self._check_u_index(i)
         return state.u[self.u_start + i]
 
+    @operator()
     def set_one_q(self, state: State, i: int, value) -> State:
         self._check_q_index(i, state)
         return state.set_q(state.q.at[self.q_start + i].set(value))
 
+    @operator()
     def set_one_u(self, state: State, i: int, value) -> State:
         self._check_u_index(i)
         return state.set_u(state.u.at[self.u_start + i].set(value))
 
+    @operator()
     def get_q_as_vector(self, state: State):
         return state.q[self._q_slice(state)]
 
+    @operator()
     def get_u_as_vector(self, state: State):
         return state.u[self._u_slice()]
 
+    @operator()
     def set_q_from_vector(self, state: State, q) -> State:
         q = _vector(q, self.get_num_q(state), f"{self.name}: q")
         return state.set_q(state.q.at[self._q_slice(state)].set(q))
 
+    @operator()
     def set_u_from_vector(self, state: State, u) -> State:
         u = _vector(u, self.get_num_u(), f"{self.name}: u")
         return state.set_u(state.u.at[self._u_slice()].set(u))
+
+
+def _index(i, name, what) -> int:
+    try:
+        return as_index(i)
+    except TypeError:
+        raise InvalidArgument(f"{name}: {what} index must be an integer, got {i!r}") from None
 
 
 def _int(x, what, name):

@@ -72,6 +72,7 @@ class MobilizedBodyForces:
             raise InvalidArgument(f"{self.name}: body_forces must have shape {state.body_forces.shape}, got {body_forces.shape}")
         return body_forces
 
+    @operator()
     def apply_body_force(self, state: State, spatial_force_G, body_forces):
         """body_forces (nbodies, 2, 3) plus ``spatial_force_G`` (torque, force at Bo) in G on this body."""
         F = jnp.asarray(spatial_force_G)
@@ -79,6 +80,7 @@ class MobilizedBodyForces:
             raise InvalidArgument(f"{self.name}: spatial_force_G must have shape (2, 3), got {F.shape}")
         return self._check_body_forces(state, body_forces).at[self.index].add(F)
 
+    @operator()
     def apply_body_torque(self, state: State, torque_G, body_forces):
         """body_forces plus a pure torque (3,) in G on this body."""
         return self._check_body_forces(state, body_forces).at[self.index, 0].add(jnp.asarray(torque_G))
@@ -90,6 +92,7 @@ class MobilizedBodyForces:
         f = jnp.asarray(force_G)
         return self._check_body_forces(state, body_forces).at[self.index].add(jnp.stack([jnp.cross(r, f), f]))
 
+    @operator()
     def apply_one_mobility_force(self, state: State, which: int, f, mobility_forces):
         """mobility_forces (nu_total,) plus ``f`` on this mobilizer's u ``which``."""
         self._check_u_index(which)

@@ -49,6 +49,7 @@ class MobilizedBodyMass:
     # ------------------------------------------------------------------------------------
     # State access: mass properties (Instance stage; model parameters or construction values)
 
+    @operator()
     def get_body_mass_properties(self, state: State | None = None, model=None) -> MassPropertiesArrays:
         """(mass, com p_BBc in B, inertia about Bo in B) as arrays.
 
@@ -61,19 +62,23 @@ class MobilizedBodyMass:
         prm = model.parameters
         return MassPropertiesArrays(prm.mass[self.index], prm.com_B[self.index], prm.inertia_Bo_B[self.index])
 
+    @operator()
     def get_body_mass(self, state: State | None = None, model=None):
         """Mass (kg), scalar; see get_body_mass_properties."""
         return self.get_body_mass_properties(state, model).mass
 
+    @operator()
     def get_body_mass_center_station(self, state: State | None = None, model=None):
         """Mass center station p_BBc (3,) in B; see get_body_mass_properties."""
         return self.get_body_mass_properties(state, model).com
 
+    @operator()
     def get_body_unit_inertia_about_body_origin(self, state: State | None = None, model=None):
         """Inertia about Bo in B divided by the mass (m^2), (3, 3); zero for a massless body."""
         m, _, I = self.get_body_mass_properties(state, model)
         return I / jnp.where(m == 0, 1.0, m)
 
+    @operator()
     def calc_body_central_inertia(self, state: State | None = None, model=None):
         """Inertia about the mass center Bc, expressed in B (3, 3); see get_body_mass_properties."""
         m, c, I = self.get_body_mass_properties(state, model)
@@ -110,6 +115,7 @@ class MobilizedBodyMass:
 
     # No decorator: Ground needs no stage (as in Simbody); other bodies are checked by
     # get_body_spatial_inertia_in_ground.
+    @operator()
     def calc_body_spatial_inertia_matrix_in_ground(self, state: State):
         """``[[I_Bo, [m c]x], [-[m c]x, m 1]]`` (6, 6) in G; Ground: diag(inf) as in Simbody. Requires Position."""
         if self.is_ground():

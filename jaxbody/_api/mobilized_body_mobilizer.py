@@ -86,11 +86,13 @@ class MobilizedBodyMobilizer:
         """qdotdot of this mobilizer's q in use, (nq,). Requires Acceleration."""
         return state.acceleration.qdotdot[self._q_slice(state)]
 
+    @operator()
     def get_one_from_q_partition(self, state: State, which: int, qlike):
         """Element ``which`` of this mobilizer's slots of a q-like (nq_total,) vector."""
         self._check_q_index(which, state)
         return jnp.asarray(qlike)[self.q_start + which]
 
+    @operator()
     def get_one_from_u_partition(self, state: State, which: int, ulike):
         """Element ``which`` of this mobilizer's slots of a u-like (nu_total,) vector."""
         self._check_u_index(which)
@@ -132,6 +134,7 @@ class MobilizedBodyMobilizer:
         HDot = mob.calc_HDot_FM(q[None], u[None], params[None])[0]
         return spatial.unflat(spatial.matvec(H, udot) + spatial.matvec(HDot, u))
 
+    @operator()
     def get_inboard_frame(self, state: State | None = None, model=None) -> Transform:
         """X_PF, frame F on the parent P. From ``model.parameters`` when given, else the default."""
         if model is None:
@@ -139,6 +142,7 @@ class MobilizedBodyMobilizer:
         self._mobilizer_for(model)
         return Transform(model.parameters.R_PF[self.index], model.parameters.p_PF[self.index])
 
+    @operator()
     def get_outboard_frame(self, state: State | None = None, model=None) -> Transform:
         """X_BM, frame M on this body B. From ``model.parameters`` when given, else the default."""
         if model is None:

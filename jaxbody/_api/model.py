@@ -23,7 +23,7 @@ from jaxbody._api.model_motion import ModelMotion
 from jaxbody._api.operator import operator
 from jaxbody._constraints.layout import ConstraintSet
 from jaxbody._dynamics.parameters import Parameters
-from jaxbody._dynamics.state import State
+from jaxbody._dynamics.state import State, SystemSignature
 from jaxbody._math import spatial
 from jaxbody._topology import mobilizer_groups
 from jaxbody._topology.topology import Topology
@@ -38,6 +38,9 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
 
     motions: one jaxbody._dynamics.motion.BoundMotion per body with an adopted Motion.
     default_lock_level: static per-body lock levels of ``lock_by_default`` (empty: none).
+    signature: the system's SystemSignature (static; by structure, so identical systems share compiled code).
+    Every State this model makes carries it, and every operator checks a State's signature, shapes, dtype
+    and mode against the model's before tracing (InvalidArgument; free at run time).
     """
 
     topology: Topology = eqx.field(static=True)
@@ -47,6 +50,7 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
     motions: tuple = ()
     default_lock_level: tuple = eqx.field(static=True, default=())
     constraints: ConstraintSet = eqx.field(static=True, default=ConstraintSet())
+    signature: SystemSignature | None = eqx.field(static=True, default=None)
 
     # -- sizes ---------------------------------------------------------------
 
@@ -67,24 +71,23 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
     def get_num_constraints(self) -> int:
         return self.constraints.num_constraints
 
+    @operator()
     def get_num_quaternions_in_use(self, state: State | None = None) -> int:
         """Mobilizers whose q holds a quaternion (none in Euler-angle mode). ``state`` must be in this model's mode."""
-        if state is not None:
-            self._check_mode(state)
         return len(self.topology.quaternion_bodies)
 
+    @operator()
     def is_using_quaternion(self, state: State | None, mobod) -> bool:
         """Whether ``mobod``'s mobilizer keeps a quaternion in its first four q slots in this model's mode."""
         return self.get_quaternion_pool_index(state, mobod) >= 0
 
+    @operator()
     def get_quaternion_pool_index(self, state: State | None, mobod) -> int:
         """Index of ``mobod``'s quaternion among the quaternions in use, or -1 if it uses none.
 
         Simbody's QuaternionPoolIndex: pool order is tree level, then body index (the order of the
         quaternion entries of qErr, ``position.quaternion_errors``); Simbody's invalid index is -1 here.
         """
-        if state is not None:
-            self._check_mode(state)
         index = mobod.get_mobilized_body_index()
         if not 0 <= index < self.topology.nbodies:
             raise InvalidArgument(f"{mobod.name}: not a body of this model")
@@ -114,6 +117,7 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
             lock_u=jnp.zeros(self.topology.nu, dtype),
             constraint_enabled=jnp.asarray(self.constraints.default_enabled, bool).reshape(self.constraints.num_constraints),
             use_euler_angles=self.topology.use_euler_angles,
+            system=self.signature,
         )
 
     get_default_state = default_state
@@ -121,18 +125,27 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
     @operator(jit=True)
     def realize(self, state: State, stage: Stage = Stage.Acceleration) -> State:
         """Realize ``state`` through ``stage``; see jaxbody._realize."""
-        self._check_mode(state)
+        if not isinstance(state, State):
+            raise InvalidArgument(f"realize: expected a jb.State (model.default_state()), got {type(state).__name__}")
+        if not isinstance(stage, Stage):
+            raise InvalidArgument(f"realize: stage must be a jb.Stage (e.g. jb.Stage.Position), got {stage!r}")
         return _realize.realize(self, state, stage)
 
-    def _check_mode(self, state: State):
-        if state.use_euler_angles != self.topology.use_euler_angles:
-            mode = {True: "Euler-angle", False: "quaternion"}
-            raise InvalidArgument(
-                f"the state's q is in {mode[state.use_euler_angles]} mode but the model is in "
-                f"{mode[self.topology.use_euler_angles]} mode: convert the state with the model it was made "
-                "for (convert_to_euler_angles / convert_to_quaternions) and realize it with "
-                "model.with_use_euler_angles(...)"
-            )
+    # -- ownership checks (host-side; see jaxbody._api.operator.check_operands) ---------------------
+
+    def _system_signature(self) -> SystemSignature | None:
+        return self.signature
+
+    def _label(self) -> str:
+        return "the model"
+
+    def _check_state(self, state: State, operation: str) -> None:
+        """Raise one InvalidArgument listing every way ``state`` does not fit this model (static checks only)."""
+        if not isinstance(state, State):
+            raise InvalidArgument(f"{operation}: expected a jb.State (model.default_state()), got {type(state).__name__}")
+        found = check_state_fits(self, state)
+        if found:
+            raise InvalidArgument(f"{operation}: the state does not fit this model: " + "; ".join(found))
 
     def astype(self, dtype) -> "Model":
         """The same model with every floating-point leaf cast to ``dtype`` (e.g. jnp.float32 for GPU throughput)."""
@@ -160,7 +173,6 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
 
     def _convert_orientations(self, state: State, to_euler: bool) -> State:
         topo = self.topology
-        self._check_mode(state)
         q = state.q
         for group, qi in zip(topo.groups, topo.group_q_index):  # a loop over mobilizer types, not bodies
             m = group.mobilizer
@@ -193,3 +205,38 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
     def normalize_quaternions(self, state: State) -> State:
         """Every quaternion in use scaled to unit norm (other q unchanged)."""
         return state.set_q(mobilizer_groups.normalize_q(self.topology, self.parameters, state.q))
+
+
+_MODES = {True: "Euler-angle", False: "quaternion"}
+
+
+def check_state_fits(model: Model, state: State) -> list[str]:
+    """What is wrong with ``state`` for ``model`` (empty if nothing): system, shapes, dtype, mode, each with its fix."""
+    topo, dtype = model.topology, model.default_q.dtype
+    found = []
+    if state.system is not None and model.signature is not None and state.system != model.signature:
+        other = str(state.system) + (" (same names, other structure)" if str(state.system) == str(model.signature) else "")
+        found.append(f"it was made by the model of {other}, this model is of {model.signature}; "
+                     "use this model's default_state() (a State belongs to the model that made it)")
+    nb, nc = topo.nbodies, model.constraints.num_constraints
+    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (0,), "mobility_forces": (topo.nu,),
+                "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),
+                "lock_q": (topo.nq,), "lock_u": (topo.nu,)}
+    shapes = [f"{k} {getattr(state, k).shape} (expected {v})" for k, v in expected.items() if getattr(state, k).shape != v]
+    if state.q.ndim > 1 and state.q.shape[1:] == (topo.nq,):
+        found.append(f"it is a batch of {state.q.shape[0]} states (q shape {state.q.shape}): map over it with jax.vmap")
+    elif shapes:
+        found.append(f"shapes {', '.join(shapes)}: a state of another model (this one has {nb} bodies, nq={topo.nq}, "
+                     f"nu={topo.nu}, {nc} constraints); use this model's default_state()")
+    floats = ("t", "q", "u", "z", "mobility_forces", "body_forces", "lock_q", "lock_u")
+    wrong = sorted({str(getattr(state, k).dtype) for k in floats} - {str(dtype)})
+    if wrong:
+        found.append(f"its floating-point arrays are {'/'.join(wrong)} but the model is {dtype}: cast the model "
+                     f"(model.astype(jnp.{wrong[0]})) or make the state with model.default_state()")
+    if state.use_euler_angles != topo.use_euler_angles:
+        found.append(
+            f"its q is in {_MODES[state.use_euler_angles]} mode but the model is in {_MODES[topo.use_euler_angles]} "
+            "mode: convert the state with the model it was made for (convert_to_euler_angles / "
+            "convert_to_quaternions) and use model.with_use_euler_angles(...) for the other mode"
+        )
+    return found

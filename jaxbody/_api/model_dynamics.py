@@ -182,6 +182,7 @@ class ModelDynamics:
         """Kinetic plus potential energy (MultibodySystem::calcEnergy). Requires Dynamics."""
         return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
 
+    @operator()
     def calc_system_mass(self, state: State | None = None):
         return sp.calc_system_mass(self.parameters)
 

@@ -100,26 +100,32 @@ class ModelMotion:
     def _mask(self, state, which, what):
         return _host(getattr(_slot_masks(self, state), which), what)
 
+    @operator()
     def get_free_q_index(self, state: State) -> np.ndarray:
         """Indices of the free q (Simbody's getFreeQIndex), int numpy array. Concrete State only."""
         return np.flatnonzero(self._mask(state, "free_q", "get_free_q_index"))
 
+    @operator()
     def get_free_u_index(self, state: State) -> np.ndarray:
         """Indices of the free u (getFreeUIndex). Concrete State only."""
         return np.flatnonzero(self._mask(state, "free_u", "get_free_u_index"))
 
+    @operator()
     def get_free_udot_index(self, state: State) -> np.ndarray:
         """Indices of the free udots (getFreeUDotIndex). Concrete State only."""
         return np.flatnonzero(self._mask(state, "free_udot", "get_free_udot_index"))
 
+    @operator()
     def get_known_udot_index(self, state: State) -> np.ndarray:
         """Indices of the known udots (getKnownUDotIndex), the order of the motion multipliers. Concrete State only."""
         return np.flatnonzero(self._mask(state, "known_udot", "get_known_udot_index"))
 
+    @operator()
     def pack_free_q(self, state: State, all_q):
         """``all_q`` (nq,) restricted to the free q, in order. Concrete State only."""
         return jnp.asarray(self._vec(all_q, self.topology.nq, "all_q"))[self.get_free_q_index(state)]
 
+    @operator()
     def unpack_free_q(self, state: State, free_q, unpacked_free_q=None):
         """(nq,) ``unpacked_free_q`` (default zeros) with its free entries replaced by ``free_q``.
 
@@ -127,10 +133,12 @@ class ModelMotion:
         """
         return self._unpack(self.get_free_q_index(state), free_q, unpacked_free_q, self.topology.nq, "free_q")
 
+    @operator()
     def pack_free_u(self, state: State, all_u):
         """``all_u`` (nu,) restricted to the free u, in order. Concrete State only."""
         return jnp.asarray(self._mobility(all_u, "all_u"))[self.get_free_u_index(state)]
 
+    @operator()
     def unpack_free_u(self, state: State, free_u, unpacked_free_u=None):
         """(nu,) ``unpacked_free_u`` (default zeros) with its free entries replaced. Concrete State only."""
         return self._unpack(self.get_free_u_index(state), free_u, unpacked_free_u, self.topology.nu, "free_u")
@@ -151,6 +159,7 @@ class ModelMotion:
         """
         return state.acceleration.tau
 
+    @operator()
     def get_motion_multipliers(self, state: State) -> np.ndarray:
         """tau packed in get_known_udot_index order (Simbody's getMotionMultipliers). Concrete State only."""
         tau = _host(self.find_motion_forces(state), "get_motion_multipliers")
@@ -161,6 +170,7 @@ class ModelMotion:
         """Power (W) the Motions and locks add to the system, ``-tau . u``. Requires Acceleration."""
         return -jnp.dot(self.find_motion_forces(state), state.u)
 
+    @operator()
     def calc_motion_errors(self, state: State, stage: Stage, packed: bool = True):
         """Actual minus prescribed values of the known q (stage Position), u (Velocity) or udot (Acceleration).
 

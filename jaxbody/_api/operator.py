@@ -12,6 +12,12 @@ stage to realize first (free at run time). The body then reads the caches it
 needs (``state.position``, ``state.velocity``, ...), which the check guarantees
 are there.
 
+Before the body runs, ``check_operands`` checks on the host (at call time, or once per trace inside a
+``jit``) that every State, Model and MobilizedBody/Constraint handle among the arguments belongs to the
+owner's system (their SystemSignature, jaxbody._dynamics.state), and, for a Model method, that the State's
+shapes, dtype and Euler/quaternion mode are the model's. These checks read static data only, so they cost
+nothing at run time; they replace the wrong numbers a foreign index or shape would otherwise give.
+
 ``jit=True`` makes the method its own ``eqx.filter_jit`` entry point: called
 eagerly it compiles once per topology and argument shapes (array leaves are
 traced; handles, task lists and flags are static); inside a caller's ``jax.jit``,
@@ -28,8 +34,9 @@ import inspect
 
 import equinox as eqx
 
-from jaxbody._dynamics.state import require
+from jaxbody._dynamics.state import State, require
 from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
 
 _TRACES: collections.Counter = collections.Counter()
 
@@ -52,11 +59,13 @@ def operator(stage: Stage | None = None, *, jit: bool = False):
     """
 
     def decorate(method):
-        position = list(inspect.signature(method).parameters).index("state") if stage is not None else None
+        parameters = list(inspect.signature(method).parameters)
+        position = parameters.index("state") if "state" in parameters else None
         name = method.__qualname__
 
         @functools.wraps(method)
         def checked(*args, **kwargs):
+            check_operands(method.__name__, args[0], args[1:], kwargs)
             if stage is not None:
                 state = kwargs["state"] if "state" in kwargs else args[position] if len(args) > position else None
                 if state is not None:
@@ -65,9 +74,58 @@ def operator(stage: Stage | None = None, *, jit: bool = False):
                 count_trace(name)
             return method(*args, **kwargs)
 
+        checked.__jaxbody_operator__ = True
         return eqx.filter_jit(checked) if jit else checked
 
     return decorate
+
+
+def _operands(args, kwargs):
+    for x in list(args) + list(kwargs.values()):
+        if isinstance(x, (list, tuple)) and not isinstance(x, State):
+            yield from x
+        else:
+            yield x
+
+
+def check_operands(operation: str, owner, args, kwargs) -> None:
+    """Raise InvalidArgument unless every State, Model and handle in ``args``/``kwargs`` belongs to ``owner``'s
+    system (``owner``: a Model, MobilizedBody or Constraint, each with ``_system_signature()`` and
+    ``_label()``); a Model also checks each State's shapes, dtype and mode (``Model._check_state``).
+
+    Host-side and static: States carry their system's signature (``State.system``), handles reach theirs
+    through their matter subsystem. A State without a signature (built by hand) is checked by shape only.
+    """
+    own = owner._system_signature()
+    check_state = getattr(owner, "_check_state", None)
+    for x in _operands(args, kwargs):
+        if isinstance(x, State):
+            if check_state is not None:
+                check_state(x, operation)
+            elif x.system is not None and own is not None and x.system != own:
+                raise InvalidArgument(
+                    f"{operation}: {owner._label()} belongs to {own}, but the state was made by the model of "
+                    f"{_other(x.system, own)}. Use the handles of the state's own system "
+                    "(matter.get_mobilized_body(i), matter.get_constraint(i)) or a state of this system's model."
+                )
+            elif x.q.ndim != 1:
+                raise InvalidArgument(
+                    f"{operation}: {owner._label()} reads one state, got a batch (q shape {x.q.shape}): "
+                    "map over the batch with jax.vmap"
+                )
+        elif hasattr(x, "_system_signature") and x is not owner:
+            theirs = x._system_signature()
+            if theirs is not None and own is not None and theirs != own:
+                raise InvalidArgument(
+                    f"{operation}: {x._label()} belongs to {_other(theirs, own)}, not to {own} "
+                    f"of {owner._label()}. Handles, models and states must come from one system."
+                )
+
+
+def _other(theirs, own) -> str:
+    """``theirs``' description, marked when it reads the same as ``own`` (same names, other structure)."""
+    text = str(theirs)
+    return text + " (same names, different structure)" if text == str(own) else text
 
 
 def entry_point(function, name: str):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from jaxbody import _mobilizers as mob
 from jaxbody._api.body import Body
-from jaxbody._api.build_model import build_model
+from jaxbody._api.build_model import build_model, describe_matter, system_signature
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_conveniences import SystemConveniences
 from jaxbody._typing import Stage
@@ -72,6 +72,15 @@ class SimbodyMatterSubsystem:
         self._constraints: list = []
         ground = MobilizedBody._create(self, None, None, Body.Massless(), None, mob.Weld, None, "Ground")
         self._ground = ground
+
+    def _signature(self):
+        """This matter's SystemSignature: the realized model's, or computed from the builder before realize."""
+        model = self.system._model
+        return model.signature if model is not None else system_signature(self)
+
+    def _describe(self) -> str:
+        """'the system of bodies [Ground, arm (Pin), ...]', as error messages name a system."""
+        return describe_matter(self)
 
     def Ground(self) -> MobilizedBody:  # noqa: N802 - Simbody's name
         return self._ground

@@ -82,6 +82,12 @@ class SystemConveniences:
 
     # -- projection (jaxbody._constraints.projection; counted) ------------------------------------------
 
+    def _model_for(self, state, operation):
+        """The Model, after checking that ``state`` is one of its states (InvalidArgument otherwise)."""
+        model = self.realize_topology()
+        model._check_state(state, operation)
+        return model
+
     @staticmethod
     def _project_options(accuracy, options):
         if options is None:
@@ -98,19 +104,19 @@ class SystemConveniences:
         """
         self._num_project_q_calls += 1
         self._num_project_u_calls += 1
-        return _project(self.realize_topology(), state, self._project_options(accuracy, options))
+        return _project(self._model_for(state, "project"), state, self._project_options(accuracy, options))
 
     def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
         """Position projection only (see jaxbody._constraints.projection.project_q). Returns (state, ProjectResults)."""
         self._num_project_q_calls += 1
         opts = self._project_options(accuracy, options)
-        return _project_q(self.realize_topology(), state, opts, q_err_estimate)
+        return _project_q(self._model_for(state, "project_q"), state, opts, q_err_estimate)
 
     def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
         """Velocity projection only (see jaxbody._constraints.projection.project_u). Returns (state, ProjectResults)."""
         self._num_project_u_calls += 1
         opts = self._project_options(accuracy, options)
-        return _project_u(self.realize_topology(), state, opts, u_err_estimate)
+        return _project_u(self._model_for(state, "project_u"), state, opts, u_err_estimate)
 
     # -- hints (not part of the Model; may be changed at any time) -------------------------
 

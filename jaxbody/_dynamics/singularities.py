@@ -60,7 +60,7 @@ def check_singularities(model, state, tolerance: float = 1e-3) -> SingularityRep
     Needs only q (no stage). Works under jit/vmap (the report's arrays are traced; call ``summary()`` on a
     concrete report). ``state`` must be in the model's Euler/quaternion mode.
     """
-    model._check_mode(state)
+    model._check_state(state, "check_singularities")
     topo = model.topology
     distance = mobilizer_groups.calc_singularity_distance(topo, model.parameters, state.q)
     return SingularityReport(

@@ -117,6 +117,24 @@ class AccelerationCache(eqx.Module):
     constraint_mobility_forces: jnp.ndarray | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class SystemSignature:
+    """Which system a Model or State belongs to, by structure (static; hashed and compared by ``digest``).
+
+    digest: a hash of the system's structure: each body's name, parent, mobilizer type (quaternion-mode
+    prototype) and q/u slots, and each constraint's type, bodies and selected q/u. Parameters, force elements
+    and the Euler/quaternion choice are not part of it. Two systems built the same way have the same
+    signature, so they share compiled code and their handles are interchangeable (a handle's index means the
+    same body in both). description: the bodies, for error messages.
+    """
+
+    digest: str
+    description: str = dataclasses.field(compare=False)
+
+    def __str__(self) -> str:
+        return self.description
+
+
 _CACHE_FIELDS = ("position", "velocity", "dynamics", "acceleration")
 _CACHE_STAGE = {
     "position": Stage.Position,
@@ -141,6 +159,9 @@ class State(eqx.Module):
     states with different locks.
     constraint_enabled: (nconstraints,) bool, which constraints are enforced (Simbody's
     Constraint::disable/enable; an Instance-stage change: setting it drops every cache).
+    system: the SystemSignature of the model that made it (``model.default_state()``; static). Model
+    operators and MobilizedBody/Constraint handles compare it with their own system's and raise
+    InvalidArgument for a State of another system.
     """
 
     t: jnp.ndarray
@@ -154,6 +175,7 @@ class State(eqx.Module):
     lock_q: jnp.ndarray
     lock_u: jnp.ndarray
     use_euler_angles: bool = eqx.field(static=True, default=False)
+    system: SystemSignature | None = eqx.field(static=True, default=None)
     position: PositionCache | None = None
     velocity: VelocityCache | None = None
     dynamics: DynamicsCache | None = None
@@ -181,32 +203,32 @@ class State(eqx.Module):
     # -- setters (each returns a new State) ----------------------------------
 
     def set_time(self, t) -> "State":
-        return _replace(self._drop_from("position"), t=jnp.asarray(t, self.t.dtype))
+        return _replace(self._drop_from("position"), t=_array(t, self.t.dtype, "t"))
 
     def set_q(self, q) -> "State":
-        q = jnp.asarray(q, self.q.dtype)
+        q = _array(q, self.q.dtype, "q")
         _check_shape(q, self.q.shape, "q")
         return _replace(self._drop_from("position"), q=q)
 
     def set_u(self, u) -> "State":
-        u = jnp.asarray(u, self.u.dtype)
+        u = _array(u, self.u.dtype, "u")
         _check_shape(u, self.u.shape, "u")
         return _replace(self._drop_from("velocity"), u=u)
 
     def set_z(self, z) -> "State":
-        z = jnp.asarray(z, self.z.dtype)
+        z = _array(z, self.z.dtype, "z")
         _check_shape(z, self.z.shape, "z")
         return _replace(self._drop_from("dynamics"), z=z)
 
     def set_mobility_forces(self, f) -> "State":
         """Set the applied generalized forces (nu,); drops Dynamics and later."""
-        f = jnp.asarray(f, self.mobility_forces.dtype)
+        f = _array(f, self.mobility_forces.dtype, "mobility_forces")
         _check_shape(f, self.mobility_forces.shape, "mobility_forces")
         return _replace(self._drop_from("dynamics"), mobility_forces=f)
 
     def set_body_forces(self, F) -> "State":
         """Set the applied body spatial forces (nbodies, 2, 3) at Bo in G; drops Dynamics and later."""
-        F = jnp.asarray(F, self.body_forces.dtype)
+        F = _array(F, self.body_forces.dtype, "body_forces")
         _check_shape(F, self.body_forces.shape, "body_forces")
         return _replace(self._drop_from("dynamics"), body_forces=F)
 
@@ -258,6 +280,14 @@ class State(eqx.Module):
 
 def _replace(state: State, **changes) -> State:
     return dataclasses.replace(state, **changes)
+
+
+def _array(x, dtype, what):
+    """``jnp.asarray(x, dtype)``, with InvalidArgument naming ``what`` for values that are not numbers."""
+    try:
+        return jnp.asarray(x, dtype)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{what} must be numbers, got {x!r}") from None
 
 
 def _check_shape(x, shape, what):
