@@ -4,7 +4,7 @@ Times, in float64 on the CPU:
 
 * ``model.realize(state)`` to Acceleration (udot with exact multipliers) under ``jax.jit`` at batch 1 and
   under ``jax.jit(jax.vmap(...))`` at batch 1024, for the README's Ball four-bar (3 bodies, 1 constraint,
-  3 equations) and a 12-body tree with 10 constraints of 7 types (27 equations);
+  3 equations) and a 12-body tree with 10 constraints of 6 types (13 equations);
 * the compile time of each;
 * eager calls: ``model.calc_m(state)`` (a compiled entry point) and ``system.project(state, 1e-10)``
   (first call and the median of later calls on new values).
@@ -53,7 +53,7 @@ def fourbar():
 
 
 def constrained_tree():
-    """12 bodies (Pin, Ball, Universal, Slider) in two branches, tied by 10 constraints of 7 types."""
+    """12 bodies (Pin, Ball, Universal, Slider) in two branches, tied by 10 constraints of 6 types (13 equations)."""
     system = jb.MultibodySystem()
     matter = jb.SimbodyMatterSubsystem(system)
     jb.Force.UniformGravity(jb.GeneralForceSubsystem(system), matter, [0, -9.81, 0])
