@@ -40,9 +40,37 @@ def test_energy_is_conserved(method, dt, tol):
     drift = np.max(np.abs(np.asarray(E) - float(E0))) / abs(float(E0))
     assert drift < tol, f"{method}: relative energy drift {drift:.2e}"
     assert float(final.t) == pytest.approx(1.0)
-    # Quaternions stay normalized.
+    # The integrator leaves quaternions normalized (it renormalizes after each step; the raw step's own
+    # drift is checked in test_raw_rk4_step_keeps_quaternions_near_unit_norm).
     quat = np.asarray(final.q)[model.topology.quaternion_q_index]
     np.testing.assert_allclose(np.linalg.norm(quat, axis=-1), 1.0, atol=1e-14)
+
+
+def test_raw_rk4_step_keeps_quaternions_near_unit_norm():
+    """Before renormalization, one RK4 step of qdot = N(q) u changes |quaternion| only at the method's order.
+
+    This checks N (and the stage combination) rather than the renormalization: a wrong N would move |q| by
+    O(dt |u|). A 100x larger step moves it by ~1e10 x more (fifth-order local error), as RK4 should.
+    """
+    from jaxbody._integrators.fixed_step import calc_state_derivative
+
+    model, state = floating_tree_quaternion()
+    state = state.set_u(jnp.asarray(np.random.default_rng(5).normal(size=state.u.shape)))
+    idx = model.topology.quaternion_q_index
+
+    @jax.jit
+    def raw_norm_drift(dt):
+        q, u = state.q, state.u
+        k1 = calc_state_derivative(model, state, q, u)
+        k2 = calc_state_derivative(model, state, q + 0.5 * dt * k1[0], u + 0.5 * dt * k1[1], state.t + 0.5 * dt)
+        k3 = calc_state_derivative(model, state, q + 0.5 * dt * k2[0], u + 0.5 * dt * k2[1], state.t + 0.5 * dt)
+        k4 = calc_state_derivative(model, state, q + dt * k3[0], u + dt * k3[1], state.t + dt)
+        q_raw = q + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+        return jnp.max(jnp.abs(jnp.linalg.norm(q_raw[idx], axis=-1) - 1.0))
+
+    small, large = float(raw_norm_drift(1e-3)), float(raw_norm_drift(1e-1))
+    assert small < 1e-13, f"raw RK4 step moved |quaternion| by {small:.2e} at dt = 1e-3"
+    assert large > 1e-9, f"the check is blind: dt = 0.1 moved |quaternion| by only {large:.2e}"
 
 
 def test_free_fall_of_the_mass_center():
