@@ -10,11 +10,15 @@ section 2 (Simbody's signs and frames: vector errors in the Ancestor frame A), n
     quantity (point-to-plane distance, angle cosines, signed line-line distance, q - q0, ...) to 1e-12;
 (b) after one ``system.project`` of a perturbed assembled zoo state every holonomic condition holds
     geometrically to 1e-10 (and the nonholonomic ones too, since project also projects u);
-(c) the velocity-level types (NoSlip1D, ConstantSpeed, SpeedCoupler, the rolling rows of the contacts, the
-    Custom velocity equation) equal the geometric velocity quantity (relative velocity of the contact points
-    along the direction, ...) at the random states, and the holonomic pverr equals d/dt of the geometric
-    position quantity (central differences along the exact motion q(t) = q + t qdot is avoided: we use the
-    analytic time derivative of the geometry from the body velocities).
+(c) at the random states, the velocity-level rows (NoSlip1D, ConstantSpeed, SpeedCoupler, the rolling rows of
+    the contacts, the Custom velocity equation) equal the geometric velocity quantity (slip velocity of the
+    contact points along the contact directions, u - u0, ...), every holonomic pverr equals the time derivative
+    of the geometric position quantity (central differences along q + dt qdot, t + dt), and ConstantAcceleration's
+    aerr is udot - a0.
+
+SphereOnSphere's rolling basis (Cx = Cz.perp()) is not rebuilt: the norm of its two rows is checked against the
+tangential slip speed. PointOnLine's perpendiculars (stored by the factory) are checked to be a right-handed
+orthonormal completion of the line direction, and |perr| against the point-to-line distance.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from constraint_systems import zoo
 from systems import random_state
 
 SEEDS = (11, 12, 13)
+H = 1e-5  # time step of the central differences
 
 
 class Kin:
@@ -217,28 +222,40 @@ VELOCITY = ["no_slip", "constant_speed", "speed_coupler", "custom", "sphere_on_p
 
 
 @functools.lru_cache(maxsize=None)
+def _realize():
+    """One compiled realize (to Acceleration) of the zoo, shared by all the states here."""
+    model = zoo()[0]
+    return jax.jit(lambda s: model.realize(s, jb.Stage.Acceleration))
+
+
+@functools.lru_cache(maxsize=None)
 def random_realized():
-    """The zoo at 3 random states (t = 0.4), realized to Velocity, with their numpy kinematics."""
+    """The zoo at 3 random states (t = 0.4), realized to Acceleration, with their numpy kinematics."""
     model, cons, bodies = zoo()
-    realize = jax.jit(lambda s: model.realize(s, jb.Stage.Velocity))
+    realize = _realize()
     out = []
     for seed in SEEDS:
-        r = realize(random_state(model, seed).set_time(0.4))
-        out.append((r, Kin(r, bodies)))
+        s = random_state(model, seed).set_time(0.4)
+        r = realize(s)
+        qdot = r.velocity.qdot
+        # the motion q(t) = q + (t - 0.4) qdot, for central differences of the geometry in time (part (c))
+        moved = [Kin(realize(s.set_q(s.q + e * H * qdot).set_time(0.4 + e * H)), bodies) for e in (1, -1)]
+        out.append((r, Kin(r, bodies), moved))
     return model, cons, out
 
 
 @functools.lru_cache(maxsize=None)
 def projected():
-    """One system.project of a perturbed assembled zoo state, realized to Velocity."""
+    """system.project (one compiled call) of a perturbed assembled zoo state, realized."""
     model, cons, bodies = zoo()
     system = cons["rod"].matter.system
+    project = jax.jit(lambda s: system.project(s, 1e-12))
     s0 = random_state(model, 3, u_scale=0.3).set_time(0.4)
-    assembled, res0 = system.project(s0, 1e-12)
+    assembled, res0 = project(s0)
     perturbed = assembled.set_q(assembled.q + 1e-3 * jax.random.normal(jax.random.PRNGKey(8), assembled.q.shape))
     perturbed = perturbed.set_u(perturbed.u + 1e-2 * jax.random.normal(jax.random.PRNGKey(9), perturbed.u.shape))
-    final, res = system.project(perturbed, 1e-12)
-    r = jax.jit(lambda s: model.realize(s, jb.Stage.Velocity))(final)
+    final, res = project(perturbed)
+    r = _realize()(final)
     return cons, bool(res0.success) and bool(res.success), Kin(r, bodies)
 
 
@@ -252,7 +269,7 @@ def test_every_type_is_covered():
 def test_position_error_is_the_geometric_quantity(name):
     _, cons, states = random_realized()
     c = cons[name]
-    for r, k in states:
+    for r, k, _ in states:
         expected = geometric_position_errors(k, c, name)
         got = np.asarray(c.get_position_errors_as_vector(r))
         assert np.max(np.abs(expected)) > 1e-3, (name, expected)  # the random states are far from assembled
@@ -264,16 +281,43 @@ def test_velocity_error_is_the_geometric_quantity(name):
     _, cons, states = random_realized()
     c = cons[name]
     mp = c.get_num_constraint_equations()[0]
-    for r, k in states:
+    for r, k, _ in states:
         expected = geometric_velocity_errors(k, c, name)
         got = np.asarray(c.get_velocity_errors_as_vector(r))[mp:]
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.parametrize("name", HOLONOMIC)
+def test_position_dot_error_is_the_rate_of_the_geometric_quantity(name):
+    """pverr = d/dt of the geometric position quantity along the state's motion (central differences)."""
+    _, cons, states = random_realized()
+    c = cons[name]
+    mp = c.get_num_constraint_equations()[0]
+    for r, _, (plus, minus) in states:
+        rate = (geometric_position_errors(plus, c, name) - geometric_position_errors(minus, c, name)) / (2 * H)
+        got = np.asarray(c.get_velocity_errors_as_vector(r))[:mp]
+        np.testing.assert_allclose(got, rate, rtol=0, atol=1e-6 * max(1.0, np.max(np.abs(rate))), err_msg=name)
+
+
+def test_constant_acceleration_error_is_udot_minus_a0():
+    """aerr(udot) = udot[that u] - a0 for an arbitrary udot, and forward dynamics gives udot = a0."""
+    model, cons, states = random_realized()
+    c = cons["constant_acceleration"]
+    (m, i), = c.u_select
+    _, _, a = model.constraints.rows_of(c.index)
+    x = np.random.default_rng(4).normal(size=model.get_num_u())
+    for r, _, _ in states:
+        x_i = float(m.get_one_u(r.set_u(x), i))  # the entry of x on that mobility
+        aerr = np.asarray(model.calc_constraint_acceleration_errors(r, x))[a]
+        np.testing.assert_allclose(aerr, [x_i - 0.7], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(float(m.get_one_u_dot(r, i)), 0.7, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(np.asarray(c.get_acceleration_errors_as_vector(r)), [0.0], rtol=0, atol=1e-10)
+
+
 def test_sphere_on_sphere_rolling_rows_are_the_tangential_slip():
     _, cons, states = random_realized()
     c = cons["sphere_on_sphere"]
-    for r, k in states:
+    for r, k, _ in states:
         got = np.asarray(c.get_velocity_errors_as_vector(r))[1:]
         np.testing.assert_allclose(np.linalg.norm(got), sphere_sphere_slip(k, c), rtol=0, atol=1e-12)
 
@@ -288,7 +332,7 @@ def test_point_on_line_perpendiculars_and_distance():
                                np.eye(3), atol=1e-15)
     np.testing.assert_allclose(np.cross(x, y), z, atol=1e-15)  # right-handed (x, y, z) per the catalogue
     B, F = c.bodies
-    for r, k in states:
+    for r, k, _ in states:
         d = k.loc(F, c.params[9:12]) - k.loc(B, c.params[6:9])
         zG = k.vec(B, z)
         dist = np.linalg.norm(d - (d @ zG) * zG)
