@@ -28,10 +28,10 @@ import functools
 import jax
 import numpy as np
 import pytest
-
-import jaxbody as jb
 from constraint_systems import zoo
 from systems import random_state
+
+import jaxbody as jb
 
 SEEDS = (11, 12, 13)
 H = 1e-5  # time step of the central differences
@@ -50,9 +50,6 @@ class Kin:
         self.w = [v[0] for v in V]
         self.v = [v[1] for v in V]
         self.t = float(state.t)
-
-    def idx(self, body):
-        return body.index
 
     def loc(self, body, station):
         i = body.index
