@@ -20,9 +20,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from systems import (
+    CATALOGUE_TYPES,
+    add_catalogue_body,
+    random_catalogue_q,
+    random_mass_properties,
+    random_transform,
+)
 
 import jaxbody as jb
-from systems import CATALOGUE_TYPES, add_catalogue_body, random_catalogue_q, random_mass_properties, random_transform
 
 LONG = settings().max_examples >= 200  # the ``long`` profile is loaded (see conftest.py)
 MAX_BODIES = 60 if LONG else 10
@@ -253,7 +259,7 @@ def invalid_constructions(draw):
         kind = draw(st.sampled_from(CATALOGUE_TYPES))
 
         def thunk():
-            system, matter, forces, b1, b2 = _two_bodies()
+            system, matter, _, _, b2 = _two_bodies()
             system.realize_topology()
             if case == "frozen_euler":
                 matter.set_use_euler_angles(True)
@@ -282,7 +288,7 @@ def invalid_constructions(draw):
             if case == "self_constraint":
                 make(bodies[which], bodies[which])
             else:
-                _, _, _, c1, c2 = _two_bodies()
+                c2 = _two_bodies()[4]
                 make(bodies[which], c2)
         return case, (kind, which), thunk
     if case == "rod_length":
