@@ -21,3 +21,11 @@ import jax  # noqa: E402  (after XLA_FLAGS: the CPU backend reads them when it s
 
 jax.config.update("jax_enable_x64", True)
 sys.path.insert(0, os.path.dirname(__file__))
+
+# Hypothesis profiles (tests/api/test_fuzz_construction.py): "ci" (default: small, reproducible) and "long"
+# (select with `pytest --hypothesis-profile=long`: more examples, trees up to 60 bodies).
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ci", max_examples=40, derandomize=True, deadline=None, database=None, print_blob=True)
+_hypothesis_settings.register_profile("long", max_examples=400, deadline=None, database=None, print_blob=True)
+_hypothesis_settings.load_profile("ci")
