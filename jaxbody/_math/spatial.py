@@ -321,11 +321,13 @@ class Rotation(eqx.Module):
 
     @classmethod
     def from_quaternion(cls, quat):
-        """Rotation of quaternion (w, x, y, z), normalized first; a concrete zero quaternion raises."""
+        """Rotation of quaternion (w, x, y, z), normalized first; a concrete zero or non-finite quaternion raises."""
         if not isinstance(quat, jax.core.Tracer):
             q = np.asarray(quat, dtype=float)
             if q.shape[-1:] != (4,):
                 raise InvalidArgument(f"a quaternion has 4 elements (w, x, y, z), got shape {q.shape}")
+            if not np.all(np.isfinite(q)):
+                raise InvalidArgument(f"quaternion elements must be finite, got {q.tolist()}")
             if np.any(np.linalg.norm(q, axis=-1) == 0):
                 raise InvalidArgument("quaternion of zero norm has no rotation")
         return cls(rotation_from_quaternion(jnp.asarray(quat, dtype=float)))

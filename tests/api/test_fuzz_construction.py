@@ -238,7 +238,7 @@ def invalid_constructions(draw):
                                X if case == "X_BM_R" else jb.Transform(), name="victim")
         return case, (kind, R.tolist()), thunk
     if case == "quaternion":
-        # Wrong lengths and the zero quaternion; NaN/inf elements: see the xfail test below.
+        # Wrong lengths and the zero quaternion; NaN/inf elements: see test_non_finite_quaternion_is_rejected.
         q = draw(st.just([0.0, 0.0, 0.0, 0.0]) | st.lists(finite, max_size=6).filter(lambda v: len(v) != 4))
         return case, q, lambda: jb.Rotation.from_quaternion(q)
     if case == "radii":
@@ -353,9 +353,8 @@ def test_invalid_constructions_raise_jaxbody_errors(construction):
     pytest.fail(f"{case} {value!r}: no error, returned {result!r}")
 
 
-@pytest.mark.xfail(strict=True, reason="found by the fuzzer: Rotation.from_quaternion checks a concrete quaternion's "
-                   "length and zero norm but not NaN/inf elements, so it silently returns a NaN rotation (the "
-                   "builder still rejects that rotation when it is used in a mobilizer frame)")
+# Found by the fuzzer: Rotation.from_quaternion used to check a concrete quaternion's length and zero norm but
+# not NaN/inf elements, and silently returned a NaN rotation.
 @pytest.mark.parametrize("quat", [[float("nan"), 0.0, 0.0, 0.0], [1.0, float("inf"), 0.0, 0.0]])
 def test_non_finite_quaternion_is_rejected(quat):
     with pytest.raises(jb.JaxbodyError):
