@@ -20,7 +20,6 @@ from jaxbody._constraints.multipliers import (
     VelocityConstraintOperators,
     solve_constrained_accelerations,
 )
-from jaxbody._dynamics import articulated, prescribed
 from jaxbody._dynamics.kinematics import realize_position
 from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
@@ -188,11 +187,7 @@ class ModelConstraints:
 
         Solves ``M udot + G^T lambda = f + J^T F - c``, ``G udot + bias = 0`` (requires Velocity).
         """
-        udot_p = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
-        tree = articulated.calc_tree_accelerations(
-            self, state.position, state.velocity, self._articulated_inertias(state),
-            self._mobility(mobility_forces), self._bodyforces(body_forces), udot_p,
-        )
+        tree = self._tree_accelerations(state, mobility_forces, body_forces)
         if not self.constraints.m:
             return tree.udot, tree.A_GB
         solved = solve_constrained_accelerations(self._constraint_ops(state), tree)

@@ -62,12 +62,17 @@ class ModelDynamics:
         (these are all the forces: gravity is not added). Known udots (locks, Motions) are
         honoured. Returns (udot (nu,), A_GB (nbodies, 2, 3)).
         """
-        udot_p = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
-        udot, A_GB, _ = articulated.calc_tree_accelerations(
+        tree = self._tree_accelerations(state, mobility_forces, body_forces)
+        return tree.udot, tree.A_GB
+
+    def _tree_accelerations(self, state: State, mobility_forces, body_forces) -> articulated.TreeAccelerations:
+        """The ABA for given forces at a State realized to Velocity; known udots from the Dynamics cache if
+        realized, else evaluated now (as the articulated inertias, see _articulated_inertias)."""
+        known_udot = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
+        return articulated.calc_tree_accelerations(
             self, state.position, state.velocity, self._articulated_inertias(state),
-            self._mobility(mobility_forces), self._bodyforces(body_forces), udot_p,
+            self._mobility(mobility_forces), self._bodyforces(body_forces), known_udot,
         )
-        return udot, A_GB
 
     @operator(Stage.Velocity, jit=True)
     def calc_residual_force_ignoring_constraints(self, state: State, mobility_forces, body_forces, udot):
