@@ -11,11 +11,10 @@ user functions (couplers, prescribed motion, Custom) are pure JAX functions chec
 
 from __future__ import annotations
 
-import operator
-
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._api.arguments import integer
 from jaxbody._api.body import host_transform
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._constraints.types import contact, coordinate, custom, geometric
@@ -53,13 +52,6 @@ def _positive(x, what, name):
     return v
 
 
-def _integer(x, what, name) -> int:
-    try:
-        return operator.index(x)
-    except TypeError:
-        raise InvalidArgument(f"{name}: {what} must be an integer, got {x!r}") from None
-
-
 def _label(kind, *bodies) -> str:
     """'Ball(arm, hand)': a constraint's type (or name) and its bodies, as its error messages name it."""
     names = dict.fromkeys(b.name if isinstance(b, MobilizedBody) else repr(b) for b in bodies)
@@ -86,7 +78,7 @@ class ConstraintFactories:
     @staticmethod
     def _check_q(mobod, which, name):
         n = mobod.mobilizer_prototype.nq_alloc
-        which = _integer(which, "q index", name)
+        which = integer(which, f"{name}: q index")
         if not 0 <= which < n:
             raise InvalidArgument(f"{name}: q index {which} out of range for {mobod.name} ({n} q)")
         return mobod, int(which)
@@ -94,7 +86,7 @@ class ConstraintFactories:
     @staticmethod
     def _check_u(mobod, which, name):
         n = mobod.mobilizer_prototype.nu
-        which = _integer(which, "u index", name)
+        which = integer(which, f"{name}: u index")
         if not 0 <= which < n:
             raise InvalidArgument(f"{name}: u index {which} out of range for {mobod.name} ({n} u)")
         return mobod, int(which)

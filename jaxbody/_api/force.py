@@ -9,11 +9,10 @@ matter subsystem given must belong to the force subsystem's MultibodySystem
 
 from __future__ import annotations
 
-import operator
-
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._api.arguments import integer
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
 from jaxbody._dynamics import forces as fe
@@ -39,15 +38,20 @@ def _check_forces(forces, element):
         raise InvalidArgument(f"{element}: first argument must be a jb.GeneralForceSubsystem, got {type(forces).__name__}")
 
 
+def _describe_system(forces) -> str:
+    """The force subsystem's system, as error messages name it."""
+    matter = forces.system._matter
+    return matter._describe() if matter is not None else "a system without a matter subsystem"
+
+
 def _check_matter(forces, matter, element):
     _check_forces(forces, element)
     if not isinstance(matter, SimbodyMatterSubsystem):
         raise InvalidArgument(f"{element} needs the SimbodyMatterSubsystem as second argument, got {type(matter).__name__}")
     if matter.system is not forces.system:
-        own = forces.system._matter
-        own = own._describe() if own is not None else "a system without a matter subsystem"
         raise InvalidArgument(
-            f"{element}: the matter subsystem is of {matter._describe()}, but the force subsystem belongs to {own}; "
+            f"{element}: the matter subsystem is of {matter._describe()}, but the force subsystem belongs to "
+            f"{_describe_system(forces)}; "
             "pass the matter subsystem of the force subsystem's own system"
         )
 
@@ -58,23 +62,14 @@ def _check_mobod(forces, mobod, element, what="body"):
     if not isinstance(mobod, MobilizedBody):
         raise InvalidArgument(f"{element}: {what} must be a jb.MobilizedBody, got {type(mobod).__name__}")
     if mobod.matter.system is not forces.system:
-        own = forces.system._matter
-        own = own._describe() if own is not None else "a system without a matter subsystem"
         raise InvalidArgument(
             f"{element}: {what} {mobod.name!r} belongs to {mobod.matter._describe()}, but the force subsystem "
-            f"belongs to {own}; a force element can only act on bodies of its own system"
+            f"belongs to {_describe_system(forces)}; a force element can only act on bodies of its own system"
         )
 
 
-def _index(i, what, element):
-    try:
-        return operator.index(i)
-    except TypeError:
-        raise InvalidArgument(f"{element}: {what} must be an integer, got {i!r}") from None
-
-
 def _check_which_u(mobod, which_u, element) -> int:
-    which_u = _index(which_u, "which_u", element)
+    which_u = integer(which_u, f"{element}: which_u")
     if not 0 <= which_u < mobod.get_num_u():
         raise InvalidArgument(f"{element}: {mobod.name}: u index {which_u} out of range 0..{mobod.get_num_u() - 1}")
     return which_u
@@ -87,7 +82,7 @@ def _check_spring_coordinate(mobod, which_q, element) -> int:
     generalized force of the potential only where qdot_i = u_i (Simbody requires it). Checked numerically:
     row which_q of N(q) at a generic q must be the unit row e_which_q.
     """
-    which_q = _index(which_q, "which_q", element)
+    which_q = integer(which_q, f"{element}: which_q")
     proto = mobod.mobilizer_prototype
     n = min(proto.nu, mobod.get_num_q())
     if not 0 <= which_q < n:

@@ -7,11 +7,10 @@ and its setters return new States, so they work inside jit/vmap/grad.
 
 from __future__ import annotations
 
-from operator import index as as_index
-
 import numpy as np
 
 from jaxbody import _mobilizers as mob
+from jaxbody._api.arguments import integer
 from jaxbody._api.body import Body, host_transform
 from jaxbody._api.mobilized_body_distances import MobilizedBodyDistances
 from jaxbody._api.mobilized_body_fitting import MobilizedBodyFitting
@@ -313,11 +312,11 @@ class MobilizedBody(
 
     def _check_q_index(self, i, state: State | None = None):
         n = self.get_num_q(state)
-        if not 0 <= _index(i, self.name, "q") < n:
+        if not 0 <= integer(i, f"{self.name}: q index") < n:
             raise InvalidArgument(f"{self.name}: q index {i} out of range 0..{n - 1}")
 
     def _check_u_index(self, i):
-        if not 0 <= _index(i, self.name, "u") < self.get_num_u():
+        if not 0 <= integer(i, f"{self.name}: u index") < self.get_num_u():
             raise InvalidArgument(f"{self.name}: u index {i} out of range 0..{self.get_num_u() - 1}")
 
     @operator()
@@ -357,13 +356,6 @@ class MobilizedBody(
     def set_u_from_vector(self, state: State, u) -> State:
         u = _vector(u, self.get_num_u(), f"{self.name}: u")
         return state.set_u(state.u.at[self._u_slice()].set(u))
-
-
-def _index(i, name, what) -> int:
-    try:
-        return as_index(i)
-    except TypeError:
-        raise InvalidArgument(f"{name}: {what} index must be an integer, got {i!r}") from None
 
 
 def _int(x, what, name):

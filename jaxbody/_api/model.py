@@ -20,7 +20,7 @@ from jaxbody._api.model_constraints import ModelConstraints
 from jaxbody._api.model_dynamics import ModelDynamics
 from jaxbody._api.model_jacobians import ModelJacobians
 from jaxbody._api.model_motion import ModelMotion
-from jaxbody._api.operator import operator
+from jaxbody._api.operator import describe_other, operator
 from jaxbody._constraints.layout import ConstraintSet
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import State, SystemSignature
@@ -215,9 +215,10 @@ def check_state_fits(model: Model, state: State) -> list[str]:
     topo, dtype = model.topology, model.default_q.dtype
     found = []
     if state.system is not None and model.signature is not None and state.system != model.signature:
-        other = str(state.system) + (" (same names, other structure)" if str(state.system) == str(model.signature) else "")
-        found.append(f"it was made by the model of {other}, this model is of {model.signature}; "
-                     "use this model's default_state() (a State belongs to the model that made it)")
+        found.append(
+            f"it was made by the model of {describe_other(state.system, model.signature)}, "
+            f"this model is of {model.signature}; use this model's default_state() (a State belongs to the model that made it)"
+        )
     nb, nc = topo.nbodies, model.constraints.num_constraints
     expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (0,), "mobility_forces": (topo.nu,),
                 "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),

@@ -221,7 +221,7 @@ class ModelConstraints:
         lam = self.get_constraint_multipliers(state)
         if not self.constraints.m:
             return jnp.zeros((), state.q.dtype)
-        return -jnp.dot(lam, self.multiply_by_g(state, state.u))
+        return -jnp.dot(lam, self.calc_g(state) @ state.u)  # G from the Acceleration cache: no tree sweep
 
     @operator(Stage.Velocity, jit=True)
     def calc_residual_force(self, state: State, mobility_forces, body_forces, udot, lam):

@@ -105,7 +105,7 @@ def check_operands(operation: str, owner, args, kwargs) -> None:
             elif x.system is not None and own is not None and x.system != own:
                 raise InvalidArgument(
                     f"{operation}: {owner._label()} belongs to {own}, but the state was made by the model of "
-                    f"{_other(x.system, own)}. Use the handles of the state's own system "
+                    f"{describe_other(x.system, own)}. Use the handles of the state's own system "
                     "(matter.get_mobilized_body(i), matter.get_constraint(i)) or a state of this system's model."
                 )
             elif x.q.ndim != 1:
@@ -117,12 +117,12 @@ def check_operands(operation: str, owner, args, kwargs) -> None:
             theirs = x._system_signature()
             if theirs is not None and own is not None and theirs != own:
                 raise InvalidArgument(
-                    f"{operation}: {x._label()} belongs to {_other(theirs, own)}, not to {own} "
+                    f"{operation}: {x._label()} belongs to {describe_other(theirs, own)}, not to {own} "
                     f"of {owner._label()}. Handles, models and states must come from one system."
                 )
 
 
-def _other(theirs, own) -> str:
+def describe_other(theirs, own) -> str:
     """``theirs``' description, marked when it reads the same as ``own`` (same names, other structure)."""
     text = str(theirs)
     return text + " (same names, different structure)" if text == str(own) else text
