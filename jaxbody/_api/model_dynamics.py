@@ -182,7 +182,7 @@ class ModelDynamics:
         """Potential energy of the force elements (J). Requires Dynamics."""
         return state.dynamics.potential_energy
 
-    @operator(jit=True)
+    @operator(Stage.Dynamics, jit=True)
     def calc_energy(self, state: State):
         """Kinetic plus potential energy (MultibodySystem::calcEnergy). Requires Dynamics."""
         return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
