@@ -29,3 +29,24 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 _hypothesis_settings.register_profile("ci", max_examples=40, derandomize=True, deadline=None, database=None, print_blob=True)
 _hypothesis_settings.register_profile("long", max_examples=400, deadline=None, database=None, print_blob=True)
 _hypothesis_settings.load_profile("ci")
+
+
+# ``@pytest.mark.long``: checks too slow for CI's budget (25 min on 2 cores); `pytest --long` runs them.
+import pytest  # noqa: E402
+
+
+def pytest_addoption(parser):
+    parser.addoption("--long", action="store_true", default=False, help="also run tests marked @pytest.mark.long")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: slow check, run only with --long")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--long"):
+        return
+    skip = pytest.mark.skip(reason="long check: run with --long")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
