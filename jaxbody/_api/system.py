@@ -18,6 +18,7 @@ from jaxbody._api.body import Body
 from jaxbody._api.build_model import build_model, describe_matter, system_signature
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_conveniences import SystemConveniences
+from jaxbody._api.unilateral import UnilateralMatter
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
 
@@ -54,7 +55,7 @@ class MultibodySystem(SystemConveniences):
         return self._model
 
 
-class SimbodyMatterSubsystem:
+class SimbodyMatterSubsystem(UnilateralMatter):
     """The tree of mobilized bodies. Ground is body 0."""
 
     def __init__(self, system: MultibodySystem):

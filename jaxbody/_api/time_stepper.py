@@ -1,0 +1,184 @@
+"""``jb.SemiExplicitEulerTimeStepper``: Simbody's time stepper for unilateral contact and friction.
+
+    stepper = jb.SemiExplicitEulerTimeStepper(system)       # gathers matter's adopted unilateral contacts
+    stepper.set_restitution_model("newton")
+    state, report = stepper.step(state, 1e-3)               # pure, jit/vmap/grad-able
+    final, trajectory, reports = stepper.simulate(state, 1e-3, 1000)
+
+Settings are Simbody's (SemiExplicitEulerTimeStepper.h) with its defaults: accuracy 1e-2, constraint
+tolerance 1e-3, Poisson restitution, Simultaneous induced impacts, Bilateral position projection, capture,
+min-COR and transition velocities 0 ("use 2 x constraint tolerance"). Impulse solver: PGS (Simbody's
+PGSImpulseSolver: SOR 1.2, tolerance 1e-6, 100 iterations); Simbody's default PLUS is not implemented
+(``set_impulse_solver_type("PLUS")`` raises). ``initialize``/``step_to``/``get_state`` keep Simbody's
+stateful interface on the host; ``step`` and ``simulate`` are the functional core (Simbody catalogue 2.20).
+The stepper's ``contacts`` (a UnilateralContactSet pytree) hold the coefficients and geometry as array
+leaves: pass a modified copy (``eqx.tree_at``) as ``contacts=`` to sweep or differentiate them.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxbody._api.operator import entry_point
+from jaxbody._api.unilateral import build_contact_set
+from jaxbody._integrators import semi_explicit_euler_time_stepper as seets
+from jaxbody.errors import InvalidArgument
+
+_RESTITUTION = ("poisson", "newton", "none")
+_PROJECTION = ("bilateral", "unilateral", "none")
+
+
+def _step(model, contacts, options, state, h):
+    return seets.step(model, contacts, options, state, h)
+
+
+def _simulate(model, contacts, options, state, h, n_steps, save_every):
+    def inner(s, _):
+        s, report = seets.step(model, contacts, options, s, h)
+        return s, report
+
+    def outer(s, _):
+        s, reports = jax.lax.scan(inner, s, None, length=save_every)
+        return s, (s, jax.tree_util.tree_map(lambda x: x[-1], reports))
+
+    final, (trajectory, reports) = jax.lax.scan(outer, state.set_time(state.t), None, length=n_steps // save_every)
+    return final, trajectory, reports
+
+
+_step_entry = entry_point(_step, "SemiExplicitEulerTimeStepper.step")
+_simulate_entry = entry_point(_simulate, "SemiExplicitEulerTimeStepper.simulate")
+
+
+def _choice(value, allowed, what) -> str:
+    v = str(getattr(value, "name", value)).lower()
+    v = {"norestitution": "none", "nopositionprojection": "none"}.get(v, v)
+    if v not in allowed:
+        raise InvalidArgument(f"{what} must be one of {allowed}, got {value!r}")
+    return v
+
+
+def _nonnegative(x, what) -> float:
+    x = float(x)
+    if not x >= 0:
+        raise InvalidArgument(f"{what} must be nonnegative, got {x}")
+    return x
+
+
+class SemiExplicitEulerTimeStepper:
+    """Velocity-level stepper with impulses for the system's adopted unilateral contacts."""
+
+    def __init__(self, system, model=None):
+        matter = system.get_matter_subsystem()
+        self.system = system
+        self.model = system.realize_topology() if model is None else model
+        self.contacts = build_contact_set(matter, self.model.default_q.dtype)
+        self._accuracy, self._cons_tol = 1e-2, 1e-3
+        self._restitution, self._projection = "poisson", "bilateral"
+        self._capture = self._min_cor = self._transition = 0.0
+        self._tol, self._max_iters = 1e-6, 100
+        self._state = None
+
+    # -- Simbody's settings ---------------------------------------------------------------
+    def set_accuracy(self, accuracy):
+        self._accuracy = _nonnegative(accuracy, "accuracy")
+
+    def get_accuracy_in_use(self) -> float:
+        return self._accuracy
+
+    def set_constraint_tolerance(self, tol):
+        self._cons_tol = _nonnegative(tol, "constraint tolerance")
+
+    def get_constraint_tolerance_in_use(self) -> float:
+        return self._cons_tol
+
+    def set_restitution_model(self, model):
+        """"poisson" (default), "newton" or "none" (Simbody's Poisson, Newton, NoRestitution)."""
+        self._restitution = _choice(model, _RESTITUTION, "restitution model")
+
+    def get_restitution_model(self) -> str:
+        return self._restitution
+
+    def set_position_projection_method(self, method):
+        """"bilateral" (default), "unilateral" or "none" (Simbody's NoPositionProjection)."""
+        self._projection = _choice(method, _PROJECTION, "position projection method")
+
+    def get_position_projection_method(self) -> str:
+        return self._projection
+
+    def set_induced_impact_model(self, model):
+        if _choice(model, ("simultaneous", "sequential", "mixed"), "induced impact model") != "simultaneous":
+            raise InvalidArgument("only Simbody's default Simultaneous induced impact model is implemented")
+
+    def get_induced_impact_model(self) -> str:
+        return "simultaneous"
+
+    def set_impulse_solver_type(self, solver):
+        if _choice(solver, ("plus", "pgs"), "impulse solver type") != "pgs":
+            raise InvalidArgument("the PLUS impulse solver is not implemented; jaxbody uses PGS")
+
+    def get_impulse_solver_type(self) -> str:
+        return "pgs"
+
+    def set_pgs_convergence(self, tol=1e-6, max_iterations=100):
+        """PGS tolerance (RMS of the enforced residuals, m/s) and the fixed iteration bound."""
+        self._tol, self._max_iters = _nonnegative(tol, "tol"), int(max_iterations)
+
+    def set_default_impact_capture_velocity(self, v):
+        self._capture = _nonnegative(v, "impact capture velocity")
+
+    def set_default_impact_min_cor_velocity(self, v):
+        self._min_cor = _nonnegative(v, "min-COR velocity")
+
+    def set_default_friction_transition_velocity(self, v):
+        self._transition = _nonnegative(v, "friction transition velocity")
+
+    def get_default_impact_capture_velocity_in_use(self) -> float:
+        return max(self._capture, 2 * self._cons_tol)
+
+    def get_default_impact_min_cor_velocity_in_use(self) -> float:
+        return max(self._min_cor, self.get_default_impact_capture_velocity_in_use())
+
+    def get_default_friction_transition_velocity_in_use(self) -> float:
+        return max(self._transition, 2 * self._cons_tol)
+
+    def options(self) -> seets.StepperOptions:
+        """The static options of a step. Simbody's calcCoefficientsOfFriction passes the *set* transition
+        velocity (not the in-use one), so the static coefficient applies only at zero slip by default."""
+        return seets.StepperOptions(
+            self._restitution, self._projection, self._cons_tol, self.get_default_impact_capture_velocity_in_use(),
+            self.get_default_impact_min_cor_velocity_in_use(), self._transition, self._tol, self._max_iters)
+
+    # -- functional core --------------------------------------------------------------------
+    def step(self, state, h, *, model=None, contacts=None):
+        """One step of size h (s): (new State, StepReport). Pure; works under jit, vmap and grad."""
+        model = self.model if model is None else model
+        contacts = self.contacts if contacts is None else contacts
+        return _step_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype))
+
+    def simulate(self, state, h, n_steps: int, save_every: int = 1, *, model=None, contacts=None):
+        """``n_steps`` steps: (final State, trajectory States, StepReports of each saved step)."""
+        if n_steps % save_every:
+            raise InvalidArgument(f"n_steps ({n_steps}) must be a multiple of save_every ({save_every})")
+        model = self.model if model is None else model
+        contacts = self.contacts if contacts is None else contacts
+        return _simulate_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype), n_steps,
+                               save_every)
+
+    # -- Simbody's stateful interface ---------------------------------------------------------
+    def initialize(self, state):
+        self._state = state
+
+    def get_state(self):
+        if self._state is None:
+            raise InvalidArgument("call initialize(state) first")
+        return self._state
+
+    def get_time(self):
+        return self.get_state().t
+
+    def step_to(self, time):
+        """Advance the internal state by one step to ``time`` (Simbody's stepTo: a single step of t - t0)."""
+        state = self.get_state()
+        self._state, report = self.step(state, time - state.t)
+        return report

@@ -1,0 +1,177 @@
+"""Unilateral contacts as three batched geometry groups, and their kinematics (Simbody catalogue 2.20).
+
+Every contact, whatever its Simbody type, is one normal row and two friction rows of a velocity
+Jacobian ``G`` (nc, 3, nu), with a signed separation ``perr`` (nc,) that is >= 0 when the contact is
+satisfied (Simbody's sign conventions folded in, so that its ``m_sign`` is +1 for every row here):
+
+* CoordinateStops (HardStopUpper/HardStopLower): ``perr = sign (q - limit)``, normal row ``sign e_u``
+  (the mobilizer must have qdot = u, as Simbody's ConstantCoordinate requires); no friction rows.
+* PlaneContacts (PointPlaneFrictionlessContact, PointPlaneContact, SpherePlaneContact): a plane
+  ``n_B . p = height`` fixed on body B and a sphere of radius r (0 for a point) centred at ``point_F`` on
+  body F; ``perr = n_G . (c_G - Bo) - height - r``; rows ``n, t1, t2`` (t1 = perp(n_B) fixed in B,
+  t2 = n x t1) of the velocity of F's material point at ``c - r n`` relative to B's coincident point.
+* DistanceContacts (Rope: sign -1, SphereSphereContact: sign +1): stations c1 on body 1 and c2 on body 2,
+  ``d = |c2 - c1|``, ``perr = sign (d - (length + r1 + r2))``; rows along ``sign * unit(c2 - c1)`` and
+  two perpendiculars, of the velocity of body 2's point ``c2 - r2 e`` relative to body 1's ``c1 + r1 e``.
+
+Restitution (``min_cor``) and friction (``mu_s``, ``mu_d``, ``mu_v``) coefficients, limits, stations,
+normals and radii are array leaves (differentiable, replaceable with ``eqx.tree_at``); body and
+coordinate indices and signs are static. Friction coefficients of stops and ropes are zero.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._dynamics import jacobians
+from jaxbody._math import spatial
+
+
+class CoordinateStops(eqx.Module):
+    """HardStopUpper (sign -1) and HardStopLower (sign +1) on single coordinates with qdot = u."""
+
+    q_index: tuple = eqx.field(static=True)
+    u_index: tuple = eqx.field(static=True)
+    sign: tuple = eqx.field(static=True)
+    limit: jnp.ndarray
+    min_cor: jnp.ndarray
+
+
+class PlaneContacts(eqx.Module):
+    """Point (radius 0) or sphere on a plane: plane on ``plane_body``, point/centre on ``follower_body``."""
+
+    plane_body: tuple = eqx.field(static=True)
+    follower_body: tuple = eqx.field(static=True)
+    normal_B: jnp.ndarray  # (k, 3) unit, in the plane body's frame
+    height: jnp.ndarray  # (k,) m
+    point_F: jnp.ndarray  # (k, 3) m, in the follower's frame
+    radius: jnp.ndarray  # (k,) m
+    min_cor: jnp.ndarray
+    mu_s: jnp.ndarray
+    mu_d: jnp.ndarray
+    mu_v: jnp.ndarray
+
+
+class DistanceContacts(eqx.Module):
+    """Rope (sign -1: d <= length) and SphereSphereContact (sign +1: d >= r1 + r2)."""
+
+    body1: tuple = eqx.field(static=True)
+    body2: tuple = eqx.field(static=True)
+    sign: tuple = eqx.field(static=True)
+    station1: jnp.ndarray  # (k, 3) in body 1
+    station2: jnp.ndarray  # (k, 3) in body 2
+    radius1: jnp.ndarray  # (k,) 0 for ropes
+    radius2: jnp.ndarray
+    length: jnp.ndarray  # (k,) rope length; 0 for spheres
+    min_cor: jnp.ndarray
+    mu_s: jnp.ndarray
+    mu_d: jnp.ndarray
+    mu_v: jnp.ndarray
+
+
+class UnilateralContactSet(eqx.Module):
+    """All adopted unilateral contacts; ``order[i]`` is the row (in group order) of UnilateralContactIndex i."""
+
+    stops: CoordinateStops | None
+    planes: PlaneContacts | None
+    distances: DistanceContacts | None
+    order: tuple = eqx.field(static=True)
+
+    @property
+    def num_contacts(self) -> int:
+        return len(self.order)
+
+
+class ContactKinematics(eqx.Module):
+    """Per contact, in UnilateralContactIndex order: ``perr`` (nc,) m or rad, >= 0 when satisfied;
+    ``G`` (nc, 3, nu) rows (normal, friction 1, friction 2) with ``G u`` the separation rate and slip
+    velocities; the coefficients (nc,) each."""
+
+    perr: jnp.ndarray
+    G: jnp.ndarray
+    min_cor: jnp.ndarray
+    mu_s: jnp.ndarray
+    mu_d: jnp.ndarray
+    mu_v: jnp.ndarray
+
+
+def _plane_points(pos, c: PlaneContacts):
+    """(perr, station on F, station on B, directions (k, 3, 3) rows n, t1, t2 in G) of plane contacts."""
+    B, F = np.asarray(c.plane_body), np.asarray(c.follower_body)
+    R_GB, p_GB, R_GF, p_GF = pos.R_GB[B], pos.p_GB[B], pos.R_GB[F], pos.p_GB[F]
+    n_G = spatial.matvec(R_GB, c.normal_B)
+    t1 = spatial.matvec(R_GB, spatial.perp(c.normal_B))
+    centre_G = p_GF + spatial.matvec(R_GF, c.point_F)
+    perr = jnp.sum(n_G * (centre_G - p_GB), -1) - c.height - c.radius
+    contact_G = centre_G - c.radius[:, None] * n_G
+    station_F = spatial.mattvec(R_GF, contact_G - p_GF)
+    station_B = spatial.mattvec(R_GB, contact_G - p_GB)
+    dirs = jnp.stack([n_G, t1, jnp.cross(n_G, t1)], -2)
+    return perr, station_F, station_B, dirs
+
+
+def _distance_points(pos, c: DistanceContacts):
+    """(perr, station on body 2, station on body 1, directions) of rope and sphere-sphere contacts."""
+    b1, b2 = np.asarray(c.body1), np.asarray(c.body2)
+    sign = jnp.asarray(c.sign, pos.p_GB.dtype)
+    c1 = pos.p_GB[b1] + spatial.matvec(pos.R_GB[b1], c.station1)
+    c2 = pos.p_GB[b2] + spatial.matvec(pos.R_GB[b2], c.station2)
+    d = spatial.safe_norm(c2 - c1)
+    e = (c2 - c1) / jnp.where(d == 0, 1.0, d)[:, None]
+    e = jnp.where((d == 0)[:, None], jnp.asarray([0.0, 0.0, 1.0], e.dtype), e)
+    perr = sign * (d - (c.length + c.radius1 + c.radius2))
+    point1 = c1 + c.radius1[:, None] * e
+    point2 = c2 - c.radius2[:, None] * e
+    n = sign[:, None] * e
+    t1 = spatial.perp(e)
+    dirs = jnp.stack([n, t1, jnp.cross(n, t1)], -2)
+    station2 = spatial.mattvec(pos.R_GB[b2], point2 - pos.p_GB[b2])
+    station1 = spatial.mattvec(pos.R_GB[b1], point1 - pos.p_GB[b1])
+    return perr, station2, station1, dirs
+
+
+def _point_rows(model, pos, bodies_A, bodies_B, station_A, station_B, dirs):
+    """G rows (k, 3, nu): ``dirs[k, j] . (v_A - v_B)`` at the stations, by 3k transposed Jacobians."""
+    k = len(bodies_A)
+    bodies = np.asarray(tuple(bodies_A) + tuple(bodies_B), dtype=np.int32)
+    stations = jnp.concatenate([station_A, station_B], 0)
+    onehot = jnp.eye(k, dtype=dirs.dtype)  # (k, k)
+    f_A = onehot[:, None, :, None] * dirs[:, :, None, :]  # (k, 3, k, 3): row (k, j) -> force d at task k
+    forces = jnp.concatenate([f_A, -f_A], 2).reshape(3 * k, 2 * k, 3)
+
+    def row(f):
+        return jacobians.multiply_by_station_jacobian_transpose(model, pos, bodies, stations, f)
+
+    return jax.vmap(row)(forces).reshape(k, 3, -1)
+
+
+def calc_contact_kinematics(model, pos, q, contacts: UnilateralContactSet) -> ContactKinematics:
+    """Separations and Jacobian rows of every contact (needs the Position cache ``pos`` and ``q``)."""
+    nu = model.topology.nu
+    dtype = pos.p_GB.dtype
+    perrs, Gs, coefs = [], [], []
+    if contacts.stops is not None:
+        s = contacts.stops
+        sign = jnp.asarray(s.sign, dtype)
+        perrs.append(sign * (q[np.asarray(s.q_index)] - s.limit))
+        normal = sign[:, None] * jnp.eye(nu, dtype=dtype)[np.asarray(s.u_index)]
+        Gs.append(jnp.stack([normal, jnp.zeros_like(normal), jnp.zeros_like(normal)], 1))
+        zero = jnp.zeros_like(s.limit)
+        coefs.append((s.min_cor, zero, zero, zero))
+    for group, points in ((contacts.planes, _plane_points), (contacts.distances, _distance_points)):
+        if group is None:
+            continue
+        perr, station_A, station_B, dirs = points(pos, group)
+        if isinstance(group, PlaneContacts):
+            bodies_A, bodies_B = group.follower_body, group.plane_body
+        else:
+            bodies_A, bodies_B = group.body2, group.body1
+        perrs.append(perr)
+        Gs.append(_point_rows(model, pos, bodies_A, bodies_B, station_A, station_B, dirs))
+        coefs.append((group.min_cor, group.mu_s, group.mu_d, group.mu_v))
+    order = np.asarray(contacts.order)
+    cor, mu_s, mu_d, mu_v = (jnp.concatenate(c)[order] for c in zip(*coefs))
+    return ContactKinematics(jnp.concatenate(perrs)[order], jnp.concatenate(Gs)[order], cor, mu_s, mu_d, mu_v)

@@ -1,0 +1,173 @@
+"""One step of Simbody's SemiExplicitEulerTimeStepper: velocity-level stepping with unilateral impulses.
+
+Simbody's ``SemiExplicitEulerTimeStepper::stepTo`` (catalogue 2.20, 6.5), per lane, with step h:
+
+1. Position kinematics; contacts with separation ``perr <= consTol`` are *proximal*; the others get zero
+   rows (they take no part). ``verr0 = G u``; effective friction ``mu = mu_v |slip| + (|slip| <=
+   transition ? mu_s : mu_d)`` is fixed from the slip at the start of the step.
+2. Impact (Simbody's Simultaneous model): *impacters* are proximal contacts with ``verr_n < -consTol/10``.
+   Coefficients of restitution come from ConditionalConstraint::calcEffectiveCOR (0 at or below the
+   capture speed, ``min_cor`` at or above the min-COR speed, ``1 - (1 - min_cor) v / v_minCOR`` between).
+   Newton: one round solving ``verr_n + e verr_n + (A pi)_n = 0``, so the rebound is ``-e verr_n``.
+   Poisson: a compression round, then an expansion round that applies the known normal impulse
+   ``e pi_n`` at the impacters (their friction still participates), then a correction round if that
+   expansion made another contact impact. Friction participates in every round.
+3. ``u+ = u + M^-1 G^T pi``; dynamics with u+: ``udot`` (forces, gravity, gyroscopic terms), then every
+   proximal contact solves ``G (u+ + h udot) + A pi = 0`` (unilateral, Coulomb) and
+   ``u_new = u+ + h udot + M^-1 G^T pi``.
+4. Position projection: Bilateral (Simbody's default) makes every proximal contact that is active or
+   penetrating an equation ``perr + h G du = 0``; Unilateral keeps ``pi_n >= 0`` on all proximal normals;
+   None skips it. ``q_new = q + h N(q) (u_new + du)`` (u itself keeps u_new), t += h, quaternions renormalized.
+
+Bilateral constraints of the model are not part of the impulse problem (Simbody's own stepper leaves them
+as a TODO), nor are prescribed motions or locks; the compliance is ``A = G M^-1 G^T`` from the mass matrix.
+Every branch is arithmetic on masks, so a batch of lanes (``vmap``) may have different proximal and
+active sets and compiles once; a Poisson step always evaluates its three rounds (a round that does not
+apply is masked out). Gradients exist between active-set changes and are discontinuous at impacts,
+at stick/slip transitions and where a contact becomes proximal; for gradients through contact use the
+smooth compliant contact forces instead.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+
+from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
+from jaxbody._dynamics.state import State
+from jaxbody._integrators.impulse_solvers import solve_pgs
+from jaxbody._typing import Stage
+
+SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse that starts an expansion
+
+
+class StepperOptions(NamedTuple):
+    """Static settings (hashable). restitution: "poisson" | "newton" | "none"; projection: "bilateral" |
+    "unilateral" | "none"; velocities in m/s (or rad/s) as Simbody's *InUse values; tol, max_iters: PGS."""
+
+    restitution: str = "poisson"
+    projection: str = "bilateral"
+    cons_tol: float = 1e-3
+    capture_velocity: float = 2e-3
+    min_cor_velocity: float = 2e-3
+    transition_velocity: float = 0.0
+    tol: float = 1e-6
+    max_iters: int = 100
+
+
+class StepReport(NamedTuple):
+    """What a step did, per lane: ``proximal`` (nc,) bool; ``impacters`` (nc,) bool; ``impulse`` (nc, 3)
+    total constraint impulses (N s or N m s; normal, friction 1, friction 2) over the step;
+    ``num_impact_rounds`` (int); ``converged`` (bool, every solve that ran converged); ``iterations``
+    (int, PGS sweeps summed over the solves)."""
+
+    proximal: jnp.ndarray
+    impacters: jnp.ndarray
+    impulse: jnp.ndarray
+    num_impact_rounds: jnp.ndarray
+    converged: jnp.ndarray
+    iterations: jnp.ndarray
+
+
+def calc_effective_cor(min_cor, capture_speed, min_cor_speed, impact_speed):
+    """Simbody's ConditionalConstraint::calcEffectiveCOR (all speeds >= 0), elementwise."""
+    between = 1 - (1 - min_cor) / min_cor_speed * impact_speed
+    return jnp.where(impact_speed <= capture_speed, 0.0, jnp.where(impact_speed >= min_cor_speed, min_cor, between))
+
+
+def calc_effective_cof(mu_s, mu_d, mu_v, transition_speed, slip_speed):
+    """Simbody's ConditionalConstraint::calcEffectiveCOF, elementwise."""
+    return mu_v * slip_speed + jnp.where(slip_speed <= transition_speed, mu_s, mu_d)
+
+
+def _impact(A, verr, proximal, mu, cor, opt: StepperOptions):
+    """Simbody's performSimultaneousImpact: (total impulse (nc, 3), impacters, rounds, converged, iterations)."""
+    nc = verr.shape[0]
+    part = jnp.broadcast_to(proximal[:, None], (nc, 3))
+    impacters = proximal & (verr[:, 0] < -0.1 * opt.cons_tol)
+    any_impact = jnp.any(impacters)
+    if opt.restitution == "newton":
+        newton = jnp.zeros_like(verr).at[:, 0].set(cor * verr[:, 0])
+        sol = solve_pgs(A, verr + newton, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+        impulse = jnp.where(any_impact, sol.impulse, 0.0)
+        return impulse, impacters, any_impact.astype(int), sol.converged | ~any_impact, sol.iterations
+    first = solve_pgs(A, verr, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+    compression = jnp.where(any_impact, first.impulse, 0.0)
+    expansion_n = jnp.where(impacters & (jnp.abs(compression[:, 0]) >= SIGNIFICANT_REAL), cor * compression[:, 0], 0.0)
+    expanding = expansion_n != 0
+    expansion = jnp.zeros_like(verr).at[:, 0].set(expansion_n)
+    verr1 = verr + (A @ (compression + expansion).reshape(-1)).reshape(nc, 3)
+    part2 = part & ~(expanding[:, None] & (jnp.arange(3) == 0))
+    second = solve_pgs(A, verr1, part2, mu, expansion_n, tol=opt.tol, max_iters=opt.max_iters)
+    any_expansion = jnp.any(expanding)
+    reaction = jnp.where(any_expansion, second.impulse, 0.0)
+    verr2 = verr1 + (A @ reaction.reshape(-1)).reshape(nc, 3)
+    any_left = any_expansion & jnp.any(proximal & (verr2[:, 0] < -0.1 * opt.cons_tol))
+    third = solve_pgs(A, verr2, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+    correction = jnp.where(any_left, third.impulse, 0.0)
+    total = compression + expansion + reaction + correction
+    rounds = any_impact.astype(int) + any_expansion.astype(int) + any_left.astype(int)
+    converged = (first.converged | ~any_impact) & (second.converged | ~any_expansion) & (third.converged | ~any_left)
+    iterations = jnp.where(any_impact, first.iterations, 0) + jnp.where(any_expansion, second.iterations, 0) \
+        + jnp.where(any_left, third.iterations, 0)
+    return total, impacters, rounds, converged, iterations
+
+
+def _position_correction(A, perr, proximal, normal_active, h, opt: StepperOptions):
+    """Impulses (nc, 3) whose ``h M^-1 G^T pi`` removes the normal position errors (Simbody's
+    doPositionCorrectionPhase); returns (impulse, converged, iterations)."""
+    nc = perr.shape[0]
+    verr = jnp.zeros((nc, 3), perr.dtype).at[:, 0].set(perr / h)
+    normal_row = jnp.arange(3) == 0
+    if opt.projection == "unilateral":
+        part = proximal[:, None] & normal_row
+        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), tol=opt.tol, max_iters=opt.max_iters)
+    else:
+        part = (proximal & (normal_active | (perr < 0)))[:, None] & normal_row
+        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), unilateral=False, tol=opt.tol, max_iters=opt.max_iters)
+    return sol.impulse, sol.converged, sol.iterations
+
+
+def step(model, contacts, opt: StepperOptions, state: State, h):
+    """One step of size h (s); returns (new unrealized State, StepReport)."""
+    if contacts is None or contacts.num_contacts == 0:
+        raise ValueError("step needs at least one unilateral contact (use step_semi_explicit_euler)")
+    s = model.realize(state, Stage.Position)
+    kin = calc_contact_kinematics(model, s.position, s.q, contacts)
+    nc = kin.perr.shape[0]
+    proximal = kin.perr <= opt.cons_tol
+    G = jnp.where(proximal[:, None, None], kin.G, 0.0)
+    G_flat = G.reshape(3 * nc, -1)
+    M = model.calc_m(s)
+    MinvGt = jsl.cho_solve(jsl.cho_factor(M), G_flat.T)  # (nu, 3 nc)
+    A = G_flat @ MinvGt
+    verr0 = (G_flat @ s.u).reshape(nc, 3)
+    slip = jnp.sqrt(jnp.sum(verr0[:, 1:] ** 2, -1))
+    mu = calc_effective_cof(kin.mu_s, kin.mu_d, kin.mu_v, opt.transition_velocity, slip)
+    impact_speed = -verr0[:, 0]
+    cor = calc_effective_cor(kin.min_cor, opt.capture_velocity, opt.min_cor_velocity, jnp.maximum(impact_speed, 0.0))
+    cor = jnp.where(impact_speed > opt.cons_tol, cor, 0.0) if opt.restitution != "none" else jnp.zeros_like(cor)
+    impact, impacters, rounds, impact_ok, impact_its = _impact(A, verr0, proximal, mu, cor, opt)
+    u_plus = s.u + MinvGt @ impact.reshape(-1)
+    dyn = model.realize(s.set_u(u_plus), Stage.Acceleration)
+    du = h * dyn.acceleration.udot
+    verr = (G_flat @ (u_plus + du)).reshape(nc, 3)
+    part = jnp.broadcast_to(proximal[:, None], (nc, 3))
+    sol = solve_pgs(A, verr, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+    u_new = u_plus + du + MinvGt @ sol.impulse.reshape(-1)
+    converged, iterations = impact_ok & sol.converged, impact_its + sol.iterations
+    u_q = u_new
+    if opt.projection != "none":
+        pos_impulse, pos_ok, pos_its = _position_correction(A, kin.perr, proximal, sol.normal_active, h, opt)
+        u_q = u_new + MinvGt @ pos_impulse.reshape(-1)
+        converged, iterations = converged & pos_ok, iterations + pos_its
+    qdot = model.calc_q_dot(s, u_q)
+    new = state.set_time(state.t + h).set_q(s.q + h * qdot).set_u(u_new)
+    new = model.normalize_quaternions(new)
+    report = StepReport(proximal, impacters, impact + sol.impulse, rounds, converged, iterations)
+    return new, report
+
+
+__all__ = ["StepperOptions", "StepReport", "calc_effective_cor", "calc_effective_cof", "step"]
