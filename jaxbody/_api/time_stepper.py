@@ -22,7 +22,9 @@ import jax.numpy as jnp
 
 from jaxbody._api.operator import entry_point
 from jaxbody._api.unilateral import build_contact_set
+from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._integrators import semi_explicit_euler_time_stepper as seets
+from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 _RESTITUTION = ("poisson", "newton", "none")
@@ -46,6 +48,12 @@ def _simulate(model, contacts, options, state, h, n_steps, save_every):
     return final, trajectory, reports
 
 
+def _kinematics(model, contacts, state):
+    s = model.realize(state, Stage.Position)
+    return calc_contact_kinematics(model, s.position, s.q, contacts)
+
+
+_kinematics_entry = entry_point(_kinematics, "SemiExplicitEulerTimeStepper.calc_contact_kinematics")
 _step_entry = entry_point(_step, "SemiExplicitEulerTimeStepper.step")
 _simulate_entry = entry_point(_simulate, "SemiExplicitEulerTimeStepper.simulate")
 
@@ -150,6 +158,14 @@ class SemiExplicitEulerTimeStepper:
             self.get_default_impact_min_cor_velocity_in_use(), self._transition, self._tol, self._max_iters)
 
     # -- functional core --------------------------------------------------------------------
+    def calc_contact_kinematics(self, state, *, model=None, contacts=None):
+        """Every contact's separation ``perr`` (nc,) (>= 0 when satisfied) and Jacobian rows ``G`` (nc, 3, nu)
+        (normal, friction 1, friction 2: ``G u`` are the separation rate and slip velocities), with its
+        coefficients, in UnilateralContactIndex order (a ContactKinematics). Realizes Position itself."""
+        model = self.model if model is None else model
+        contacts = self.contacts if contacts is None else contacts
+        return _kinematics_entry(model, contacts, state)
+
     def step(self, state, h, *, model=None, contacts=None):
         """One step of size h (s): (new State, StepReport). Pure; works under jit, vmap and grad."""
         model = self.model if model is None else model

@@ -96,7 +96,7 @@ def solve_pgs(A, verr, participating, mu, known_normal=None, *, unilateral=True,
         if unilateral:
             inner = jax.lax.fori_loop(0, nc, friction, inner)
         new_pi, e_enf, new_active, _ = inner
-        rms = jnp.sqrt(e_enf / n_part)
+        rms = jnp.sqrt(jax.lax.stop_gradient(e_enf) / n_part)  # drives control only
         new_relax = jnp.where((rms > prev_rms) & (relax > 0.1), jnp.maximum(0.8 * relax, 0.1), relax)
 
         def keep(old, new):  # a converged lane stops changing

@@ -38,6 +38,7 @@ import jax.scipy.linalg as jsl
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._dynamics.state import State
 from jaxbody._integrators.impulse_solvers import solve_pgs
+from jaxbody._math import spatial
 from jaxbody._typing import Stage
 
 SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse that starts an expansion
@@ -144,7 +145,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
     MinvGt = jsl.cho_solve(jsl.cho_factor(M), G_flat.T)  # (nu, 3 nc)
     A = G_flat @ MinvGt
     verr0 = (G_flat @ s.u).reshape(nc, 3)
-    slip = jnp.sqrt(jnp.sum(verr0[:, 1:] ** 2, -1))
+    slip = spatial.safe_norm(verr0[:, 1:])
     mu = calc_effective_cof(kin.mu_s, kin.mu_d, kin.mu_v, opt.transition_velocity, slip)
     impact_speed = -verr0[:, 0]
     cor = calc_effective_cor(kin.min_cor, opt.capture_velocity, opt.min_cor_velocity, jnp.maximum(impact_speed, 0.0))
