@@ -22,12 +22,13 @@ import numpy as np
 from jaxbody._api.constraint_factories import ConstraintFactories
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.operator import operator
+from jaxbody._api.unilateral import ConditionalFlag
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 
-class Constraint(ConstraintFactories):
+class Constraint(ConstraintFactories, ConditionalFlag):
     """A constraint handle (Simbody's Constraint). Construct with the factories of ConstraintFactories."""
 
     # -- construction --------------------------------------------------------------------------

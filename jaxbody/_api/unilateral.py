@@ -20,6 +20,20 @@ from jaxbody._constraints.unilateral.contact_set import (
 from jaxbody.errors import InvalidArgument
 
 
+class ConditionalFlag:
+    """Mixin of jb.Constraint: Simbody's Topology-stage ``setIsConditional`` flag (default False). A conditional
+    constraint is one a time stepper may enable and disable; jaxbody records the flag (the unilateral contacts
+    of jb.SemiExplicitEulerTimeStepper carry their own conditions)."""
+
+    def set_is_conditional(self, is_conditional: bool = True):
+        self.matter.system._check_not_frozen(f"change whether {self.name} is conditional")
+        self._is_conditional = bool(is_conditional)
+        return self
+
+    def is_conditional(self) -> bool:
+        return getattr(self, "_is_conditional", False)
+
+
 class UnilateralMatter:
     """Mixin of SimbodyMatterSubsystem (uses ``self.system`` and ``self._describe``)."""
 
