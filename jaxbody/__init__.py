@@ -22,10 +22,13 @@ from jaxbody._api.unilateral_contacts import HardStopLower as HardStopLower
 from jaxbody._api.unilateral_contacts import HardStopUpper as HardStopUpper
 from jaxbody._api.unilateral_contacts import PointPlaneContact as PointPlaneContact
 from jaxbody._api.unilateral_contacts import PointPlaneFrictionlessContact as PointPlaneFrictionlessContact
+from jaxbody._api.unilateral_contacts import BoundedSpeedConstraint as BoundedSpeedConstraint
 from jaxbody._api.unilateral_contacts import Rope as Rope
+from jaxbody._api.unilateral_contacts import StateLimitedFriction as StateLimitedFriction
 from jaxbody._api.unilateral_contacts import SpherePlaneContact as SpherePlaneContact
 from jaxbody._api.unilateral_contacts import SphereSphereContact as SphereSphereContact
 from jaxbody._api.unilateral_contacts import UnilateralContact as UnilateralContact
+from jaxbody._api.unilateral_contacts import UnilateralSpeedConstraint as UnilateralSpeedConstraint
 from jaxbody._constraints.projection import ProjectOptions as ProjectOptions
 from jaxbody._constraints.projection import ProjectResults as ProjectResults
 from jaxbody._dynamics.motion import Motion as Motion

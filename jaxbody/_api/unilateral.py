@@ -10,11 +10,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._api.unilateral_contacts import UnilateralContact
+from jaxbody._api.unilateral_contacts import StateLimitedFriction, UnilateralContact
 from jaxbody._constraints.unilateral.contact_set import (
     CoordinateStops,
     DistanceContacts,
     PlaneContacts,
+    SpeedRows,
     UnilateralContactSet,
 )
 from jaxbody.errors import InvalidArgument
@@ -57,6 +58,38 @@ class UnilateralMatter:
         contacts.append(contact)
         return contact.index
 
+    def _speed_rows(self) -> list:
+        if not hasattr(self, "_speed_row_list"):
+            self._speed_row_list = []
+        return self._speed_row_list
+
+    def _register_speed_row(self, row):
+        self.system._check_not_frozen(f"add {row.label}")
+        self._speed_rows().append(row)
+
+    def adopt_state_limited_friction(self, friction) -> int:
+        """Add a jb.StateLimitedFriction; returns its StateLimitedFrictionIndex."""
+        if not isinstance(friction, StateLimitedFriction):
+            raise InvalidArgument(f"adopt_state_limited_friction needs a jb.StateLimitedFriction, got "
+                                  f"{type(friction).__name__}")
+        if friction.matter is not self:
+            raise InvalidArgument(f"{friction.label}: its body belongs to {friction.matter._describe()}")
+        if friction.index is not None:
+            raise InvalidArgument(f"{friction.label} was already adopted (StateLimitedFrictionIndex {friction.index})")
+        friction.index = self.get_num_state_limited_frictions()
+        self._register_speed_row(friction)
+        return friction.index
+
+    def get_num_state_limited_frictions(self) -> int:
+        return sum(isinstance(r, StateLimitedFriction) for r in self._speed_rows())
+
+    def get_state_limited_friction(self, index: int) -> StateLimitedFriction:
+        """The adopted friction element with this StateLimitedFrictionIndex."""
+        frictions = [r for r in self._speed_rows() if isinstance(r, StateLimitedFriction)]
+        if not isinstance(index, (int, np.integer)) or not 0 <= int(index) < len(frictions):
+            raise InvalidArgument(f"state-limited friction index must be in [0, {len(frictions)}), got {index!r}")
+        return frictions[int(index)]
+
     def get_num_unilateral_contacts(self) -> int:
         return len(self._unilateral())
 
@@ -74,9 +107,10 @@ def _leaves(contacts, names, dtype):
 
 def build_contact_set(matter, dtype=jnp.float64) -> UnilateralContactSet:
     """The adopted contacts as a UnilateralContactSet (groups in the order stops, planes, distances)."""
-    contacts = matter._unilateral()
-    if not contacts:
-        raise InvalidArgument(f"{matter._describe()} has no unilateral contacts (matter.adopt_unilateral_contact)")
+    contacts, rows = matter._unilateral(), matter._speed_rows()
+    if not contacts and not rows:
+        raise InvalidArgument(f"{matter._describe()} has no unilateral contacts (matter.adopt_unilateral_contact) "
+                              "or speed constraints")
     groups = {g: [c for c in contacts if c.group == g] for g in ("stops", "planes", "distances")}
     stops = planes = distances = None
     if groups["stops"]:
@@ -104,4 +138,10 @@ def build_contact_set(matter, dtype=jnp.float64) -> UnilateralContactSet:
         )
     grouped = groups["stops"] + groups["planes"] + groups["distances"]
     position = {id(c): i for i, c in enumerate(grouped)}
-    return UnilateralContactSet(stops, planes, distances, tuple(position[id(c)] for c in contacts))
+    speed_rows = None
+    if rows:
+        speed_rows = SpeedRows(
+            u_index=tuple(r.mobod.u_start + r.which_u for r in rows), scale_by_mu=tuple(r.scale_by_mu for r in rows),
+            **_leaves(rows, ("speed", "lower", "upper", "mu_s", "mu_d", "mu_v"), dtype),
+        )
+    return UnilateralContactSet(stops, planes, distances, tuple(position[id(c)] for c in contacts), speed_rows)

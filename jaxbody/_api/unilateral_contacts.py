@@ -178,3 +178,64 @@ class SpherePlaneContact(_PlaneContact):
 
     def __init__(self, plane_body, normal_B, height, follower, point_F, radius, min_cor, mu_s, mu_d, mu_v):
         self._plane(plane_body, normal_B, height, follower, point_F, radius, min_cor, (mu_s, mu_d, mu_v))
+
+
+class _SpeedRow:
+    """A velocity-level conditional row on mobility ``which_u`` of ``mobod`` (qdot = u not required)."""
+
+    scale_by_mu = False
+    speed = 0.0
+    mu_s = mu_d = mu_v = 0.0
+
+    def _row(self, mobod, which_u):
+        name = type(self).__name__
+        mobod = _body(mobod, "mobod", name)
+        nu = mobod.mobilizer_prototype.nu
+        self.label = f"{name}({mobod.name}, u{which_u})"
+        if not isinstance(which_u, (int, np.integer)) or not 0 <= int(which_u) < nu:
+            raise InvalidArgument(f"{self.label}: which_u must be an integer in [0, {nu})")
+        self.mobod, self.which_u, self.matter, self.index = mobod, int(which_u), mobod.matter, None
+
+    def __repr__(self):
+        return f"<{self.label}>"
+
+
+class UnilateralSpeedConstraint(_SpeedRow):
+    """``u >= 0`` on one mobility (a ratchet): impulse in [0, inf). Simbody declares this class but leaves it
+    unimplemented; jaxbody's stepper solves it in its dynamics phase. Registers itself with the matter."""
+
+    lower, upper = 0.0, np.inf
+
+    def __init__(self, mobod, which_u):
+        self._row(mobod, which_u)
+        self.matter._register_speed_row(self)
+
+
+class BoundedSpeedConstraint(_SpeedRow):
+    """Drive one mobility to ``speed`` with a generalized force in [lower, upper] (N or N m), slipping at the
+    bounds (Simbody's documented BoundedSpeedConstraint, e.g. a torque-limited speed motor). Registers itself."""
+
+    def __init__(self, mobod, which_u, lower, upper, speed=0.0):
+        self._row(mobod, which_u)
+        self.lower, self.upper = _real(lower, "lower", self.label), _real(upper, "upper", self.label)
+        if self.lower > self.upper:
+            raise InvalidArgument(f"{self.label}: lower bound {self.lower} exceeds upper bound {self.upper}")
+        self.speed = _real(speed, "speed", self.label)
+        self.matter._register_speed_row(self)
+
+
+class StateLimitedFriction(_SpeedRow):
+    """Coulomb friction on one mobility with a known normal force magnitude ``normal_force`` (N): the friction
+    force is at most mu N, mu from ConditionalConstraint::calcEffectiveCOF of the slip speed |u|. Adopt it with
+    ``matter.adopt_state_limited_friction``."""
+
+    scale_by_mu = True
+
+    def __init__(self, mobod, which_u, normal_force, mu_s, mu_d, mu_v):
+        self._row(mobod, which_u)
+        n = _real(normal_force, "normal_force", self.label, 0.0)
+        self.lower, self.upper = -n, n
+        self.mu_s, self.mu_d, self.mu_v = _friction(mu_s, mu_d, mu_v, self.label)
+
+    def get_normal_force_magnitude(self) -> float:
+        return self.upper

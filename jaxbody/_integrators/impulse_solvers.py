@@ -40,7 +40,7 @@ class ImpulseSolution(NamedTuple):
     normal_active: jnp.ndarray
 
 
-def solve_pgs(A, verr, participating, mu, known_normal=None, *, unilateral=True,
+def solve_pgs(A, verr, participating, mu, known_normal=None, lower=None, upper=None, *, unilateral=True,
               tol=PGS_DEFAULT_TOL, max_iters=PGS_DEFAULT_MAX_ITERS, sor=PGS_DEFAULT_SOR) -> ImpulseSolution:
     """Projected Gauss-Seidel on ``A pi = -verr`` (participating rows only).
 
@@ -49,6 +49,8 @@ def solve_pgs(A, verr, participating, mu, known_normal=None, *, unilateral=True,
         verr: (nc, 3) velocity errors (m/s or rad/s). participating: (nc, 3) bool.
         mu: (nc,) effective friction coefficients. known_normal: (nc,) known (expansion) normal impulses
             added to the normal when bounding friction (default 0).
+        lower, upper: (nc,) bounds of the first (normal) rows' impulses (default 0 and inf: unilateral
+            contact; Simbody's BoundedRT uses finite ones).
         unilateral: False solves the rows as bilateral equations (Simbody's solveBilateral: no bounds).
     """
     nc = verr.shape[0]
@@ -58,6 +60,8 @@ def solve_pgs(A, verr, participating, mu, known_normal=None, *, unilateral=True,
     n_part = jnp.maximum(jnp.sum(part), 1).astype(dtype)
     diag = jnp.diagonal(A)
     known = jnp.zeros(nc, dtype) if known_normal is None else known_normal
+    lo = jnp.zeros(nc, dtype) if lower is None else lower
+    hi = jnp.full(nc, jnp.inf, dtype) if upper is None else upper
 
     def step(i, er, pi, relax):
         """One relaxed Gauss-Seidel update of row(s) i (rows with a nonpositive diagonal are skipped)."""
@@ -70,8 +74,8 @@ def solve_pgs(A, verr, participating, mu, known_normal=None, *, unilateral=True,
         er = b[i] - A[i] @ pi
         stepped = step(i, er, pi, relax)
         on = part[i]
-        is_active = on & (stepped >= 0) if unilateral else on
-        new = jnp.maximum(stepped, 0.0) if unilateral else stepped
+        is_active = on & (stepped >= lo[k]) & (stepped <= hi[k]) if unilateral else on
+        new = jnp.clip(stepped, lo[k], hi[k]) if unilateral else stepped
         pi = pi.at[i].set(jnp.where(on, new, pi[i]))
         return pi, e_enf + jnp.where(is_active, er * er, 0.0), active.at[k].set(is_active), relax
 

@@ -131,37 +131,55 @@ def _position_correction(A, perr, proximal, normal_active, h, opt: StepperOption
     return sol.impulse, sol.converged, sol.iterations
 
 
+def _impulse_bounds(kin, mu, h):
+    """Bounds (n,) of the first rows' impulses over a step: h * force bounds, times mu where scale_by_mu
+    (infinite bounds stay infinite, with no NaN in their derivatives)."""
+    factor = h * jnp.where(kin.scale_by_mu, mu, 1.0)
+
+    def scaled(bound):
+        infinite = jnp.isinf(bound)
+        return jnp.where(infinite, bound, factor * jnp.where(infinite, 0.0, bound))
+
+    return scaled(kin.lower), scaled(kin.upper)
+
+
 def step(model, contacts, opt: StepperOptions, state: State, h):
     """One step of size h (s); returns (new unrealized State, StepReport)."""
-    if contacts is None or contacts.num_contacts == 0:
-        raise ValueError("step needs at least one unilateral contact (use step_semi_explicit_euler)")
+    if contacts is None or contacts.num_rows == 0:
+        raise ValueError("step needs at least one unilateral contact or speed row (use step_semi_explicit_euler)")
     s = model.realize(state, Stage.Position)
     kin = calc_contact_kinematics(model, s.position, s.q, contacts)
-    nc = kin.perr.shape[0]
-    proximal = kin.perr <= opt.cons_tol
+    n = kin.perr.shape[0]
+    proximal = jnp.where(kin.is_contact, kin.perr <= opt.cons_tol, True)
     G = jnp.where(proximal[:, None, None], kin.G, 0.0)
-    G_flat = G.reshape(3 * nc, -1)
+    G_flat = G.reshape(3 * n, -1)
     M = model.calc_m(s)
-    MinvGt = jsl.cho_solve(jsl.cho_factor(M), G_flat.T)  # (nu, 3 nc)
+    MinvGt = jsl.cho_solve(jsl.cho_factor(M), G_flat.T)  # (nu, 3 n)
     A = G_flat @ MinvGt
-    verr0 = (G_flat @ s.u).reshape(nc, 3)
-    slip = spatial.safe_norm(verr0[:, 1:])
+    target = jnp.zeros((n, 3), kin.perr.dtype).at[:, 0].set(kin.speed)
+
+    def velocity_errors(u):
+        return (G_flat @ u).reshape(n, 3) - target
+
+    verr0 = velocity_errors(s.u)
+    slip = jnp.where(kin.is_contact, spatial.safe_norm(verr0[:, 1:]), jnp.abs(verr0[:, 0]))
     mu = calc_effective_cof(kin.mu_s, kin.mu_d, kin.mu_v, opt.transition_velocity, slip)
     impact_speed = -verr0[:, 0]
     cor = calc_effective_cor(kin.min_cor, opt.capture_velocity, opt.min_cor_velocity, jnp.maximum(impact_speed, 0.0))
     cor = jnp.where(impact_speed > opt.cons_tol, cor, 0.0) if opt.restitution != "none" else jnp.zeros_like(cor)
-    impact, impacters, rounds, impact_ok, impact_its = _impact(A, verr0, proximal, mu, cor, opt)
+    contact_proximal = proximal & kin.is_contact
+    impact, impacters, rounds, impact_ok, impact_its = _impact(A, verr0, contact_proximal, mu, cor, opt)
     u_plus = s.u + MinvGt @ impact.reshape(-1)
     dyn = model.realize(s.set_u(u_plus), Stage.Acceleration)
     du = h * dyn.acceleration.udot
-    verr = (G_flat @ (u_plus + du)).reshape(nc, 3)
-    part = jnp.broadcast_to(proximal[:, None], (nc, 3))
-    sol = solve_pgs(A, verr, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+    part = jnp.broadcast_to(proximal[:, None], (n, 3))
+    lower, upper = _impulse_bounds(kin, mu, h)
+    sol = solve_pgs(A, velocity_errors(u_plus + du), part, mu, None, lower, upper, tol=opt.tol, max_iters=opt.max_iters)
     u_new = u_plus + du + MinvGt @ sol.impulse.reshape(-1)
     converged, iterations = impact_ok & sol.converged, impact_its + sol.iterations
     u_q = u_new
     if opt.projection != "none":
-        pos_impulse, pos_ok, pos_its = _position_correction(A, kin.perr, proximal, sol.normal_active, h, opt)
+        pos_impulse, pos_ok, pos_its = _position_correction(A, kin.perr, contact_proximal, sol.normal_active, h, opt)
         u_q = u_new + MinvGt @ pos_impulse.reshape(-1)
         converged, iterations = converged & pos_ok, iterations + pos_its
     qdot = model.calc_q_dot(s, u_q)

@@ -108,3 +108,20 @@ def two_spheres(cor: float, restitution: str):
     stepper = jb.SemiExplicitEulerTimeStepper(system)
     stepper.set_restitution_model(restitution)
     return stepper, {"s1": s1, "s2": s2}
+
+
+@functools.lru_cache(maxsize=None)
+def pendulum_with_speed_rows(kind: str):
+    """The Pin pendulum of pendulum_with_stops (inertia about the pin 1.01 kg m^2) with one speed row on u0:
+    "friction": StateLimitedFriction(N = 10 N, mu = 0.5: at most 5 N m); "motor": no gravity,
+    BoundedSpeedConstraint(speed 2 rad/s, torque in [-20, 20] N m); "ratchet": UnilateralSpeedConstraint (u >= 0)."""
+    system, matter = _system(gravity=kind != "motor")
+    mp = jb.MassProperties.from_central_inertia(1.0, [0.0, -1.0, 0.0], jb.Inertia(0.01))
+    link = jb.MobilizedBody.Pin(matter.Ground(), jb.Transform(), jb.Body.Rigid(mp), jb.Transform(), name="link")
+    if kind == "friction":
+        matter.adopt_state_limited_friction(jb.StateLimitedFriction(link, 0, 10.0, 0.5, 0.5, 0.0))
+    elif kind == "motor":
+        jb.BoundedSpeedConstraint(link, 0, -20.0, 20.0, speed=2.0)
+    else:
+        jb.UnilateralSpeedConstraint(link, 0)
+    return jb.SemiExplicitEulerTimeStepper(system), {"link": link}

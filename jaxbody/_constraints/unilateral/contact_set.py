@@ -72,23 +72,48 @@ class DistanceContacts(eqx.Module):
     mu_v: jnp.ndarray
 
 
+class SpeedRows(eqx.Module):
+    """Velocity-level conditional rows on single mobilities (always proximal, no impacts, no projection):
+    ``G u - speed`` is driven to zero by an impulse bounded by ``h [lower, upper]``, the bounds scaled by the
+    effective friction coefficient where ``scale_by_mu`` (StateLimitedFriction: lower = -N, upper = N).
+    UnilateralSpeedConstraint: [0, inf); BoundedSpeedConstraint: [lower, upper] (N or N m)."""
+
+    u_index: tuple = eqx.field(static=True)
+    scale_by_mu: tuple = eqx.field(static=True)
+    speed: jnp.ndarray
+    lower: jnp.ndarray
+    upper: jnp.ndarray
+    mu_s: jnp.ndarray
+    mu_d: jnp.ndarray
+    mu_v: jnp.ndarray
+
+
 class UnilateralContactSet(eqx.Module):
-    """All adopted unilateral contacts; ``order[i]`` is the row (in group order) of UnilateralContactIndex i."""
+    """All adopted unilateral contacts; ``order[i]`` is the row (in group order) of UnilateralContactIndex i.
+    ``speed_rows`` (if any) follow the contacts in the kinematics, in their own order."""
 
     stops: CoordinateStops | None
     planes: PlaneContacts | None
     distances: DistanceContacts | None
     order: tuple = eqx.field(static=True)
+    speed_rows: SpeedRows | None = None
 
     @property
     def num_contacts(self) -> int:
         return len(self.order)
 
+    @property
+    def num_rows(self) -> int:
+        """Contacts plus speed rows: the leading size of the kinematics."""
+        return len(self.order) + (0 if self.speed_rows is None else len(self.speed_rows.u_index))
+
 
 class ContactKinematics(eqx.Module):
-    """Per contact, in UnilateralContactIndex order: ``perr`` (nc,) m or rad, >= 0 when satisfied;
-    ``G`` (nc, 3, nu) rows (normal, friction 1, friction 2) with ``G u`` the separation rate and slip
-    velocities; the coefficients (nc,) each."""
+    """Per contact, in UnilateralContactIndex order, then per speed row: ``perr`` (n,) m or rad, >= 0 when
+    satisfied (0 for speed rows); ``G`` (n, 3, nu) rows (normal, friction 1, friction 2) with ``G u`` the
+    separation rate and slip velocities; the coefficients (n,) each; ``speed`` (n,) target of the first row
+    (0 for contacts); ``lower``/``upper`` (n,) bounds of its force (contacts: 0, inf); ``scale_by_mu`` and
+    ``is_contact`` (n,) bool."""
 
     perr: jnp.ndarray
     G: jnp.ndarray
@@ -96,6 +121,11 @@ class ContactKinematics(eqx.Module):
     mu_s: jnp.ndarray
     mu_d: jnp.ndarray
     mu_v: jnp.ndarray
+    speed: jnp.ndarray
+    lower: jnp.ndarray
+    upper: jnp.ndarray
+    scale_by_mu: jnp.ndarray
+    is_contact: jnp.ndarray
 
 
 def _plane_points(pos, c: PlaneContacts):
@@ -172,6 +202,24 @@ def calc_contact_kinematics(model, pos, q, contacts: UnilateralContactSet) -> Co
         perrs.append(perr)
         Gs.append(_point_rows(model, pos, bodies_A, bodies_B, station_A, station_B, dirs))
         coefs.append((group.min_cor, group.mu_s, group.mu_d, group.mu_v))
-    order = np.asarray(contacts.order)
+    order = np.asarray(contacts.order, dtype=np.int32)
+    nc = len(order)
+    if nc == 0:
+        perrs, Gs, coefs = [jnp.zeros(0, dtype)], [jnp.zeros((0, 3, nu), dtype)], [(jnp.zeros(0, dtype),) * 4]
+    perr, G = jnp.concatenate(perrs)[order], jnp.concatenate(Gs)[order]
     cor, mu_s, mu_d, mu_v = (jnp.concatenate(c)[order] for c in zip(*coefs))
-    return ContactKinematics(jnp.concatenate(perrs)[order], jnp.concatenate(Gs)[order], cor, mu_s, mu_d, mu_v)
+    speed, lower, upper = jnp.zeros(nc, dtype), jnp.zeros(nc, dtype), jnp.full(nc, jnp.inf, dtype)
+    scale, is_contact = np.zeros(nc, bool), np.ones(nc, bool)
+    if contacts.speed_rows is not None:
+        r = contacts.speed_rows
+        k = len(r.u_index)
+        normal = jnp.eye(nu, dtype=dtype)[np.asarray(r.u_index)]
+        G = jnp.concatenate([G, jnp.stack([normal, jnp.zeros_like(normal), jnp.zeros_like(normal)], 1)])
+        zero = jnp.zeros(k, dtype)
+        perr, cor = jnp.concatenate([perr, zero]), jnp.concatenate([cor, zero])
+        mu_s, mu_d, mu_v = (jnp.concatenate([a, b]) for a, b in ((mu_s, r.mu_s), (mu_d, r.mu_d), (mu_v, r.mu_v)))
+        speed, lower, upper = (jnp.concatenate([a, b]) for a, b in ((speed, r.speed), (lower, r.lower), (upper, r.upper)))
+        scale = np.concatenate([scale, np.asarray(r.scale_by_mu, bool)])
+        is_contact = np.concatenate([is_contact, np.zeros(k, bool)])
+    return ContactKinematics(perr, G, cor, mu_s, mu_d, mu_v, speed, lower, upper, jnp.asarray(scale),
+                             jnp.asarray(is_contact))
