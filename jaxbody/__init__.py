@@ -23,6 +23,7 @@ from jaxbody._api.unilateral_contacts import HardStopUpper as HardStopUpper
 from jaxbody._api.unilateral_contacts import PointPlaneContact as PointPlaneContact
 from jaxbody._api.unilateral_contacts import PointPlaneFrictionlessContact as PointPlaneFrictionlessContact
 from jaxbody._api.unilateral_contacts import BoundedSpeedConstraint as BoundedSpeedConstraint
+from jaxbody._api.unilateral_contacts import EdgeEdgeContact as EdgeEdgeContact
 from jaxbody._api.unilateral_contacts import Rope as Rope
 from jaxbody._api.unilateral_contacts import StateLimitedFriction as StateLimitedFriction
 from jaxbody._api.unilateral_contacts import SpherePlaneContact as SpherePlaneContact

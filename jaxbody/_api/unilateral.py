@@ -14,6 +14,7 @@ from jaxbody._api.unilateral_contacts import StateLimitedFriction, UnilateralCon
 from jaxbody._constraints.unilateral.contact_set import (
     CoordinateStops,
     DistanceContacts,
+    EdgeContacts,
     PlaneContacts,
     SpeedRows,
     UnilateralContactSet,
@@ -106,13 +107,13 @@ def _leaves(contacts, names, dtype):
 
 
 def build_contact_set(matter, dtype=jnp.float64) -> UnilateralContactSet:
-    """The adopted contacts as a UnilateralContactSet (groups in the order stops, planes, distances)."""
+    """The adopted contacts as a UnilateralContactSet (groups in the order stops, planes, distances, edges)."""
     contacts, rows = matter._unilateral(), matter._speed_rows()
     if not contacts and not rows:
         raise InvalidArgument(f"{matter._describe()} has no unilateral contacts (matter.adopt_unilateral_contact) "
                               "or speed constraints")
-    groups = {g: [c for c in contacts if c.group == g] for g in ("stops", "planes", "distances")}
-    stops = planes = distances = None
+    groups = {g: [c for c in contacts if c.group == g] for g in ("stops", "planes", "distances", "edges")}
+    stops = planes = distances = edges = None
     if groups["stops"]:
         cs = groups["stops"]
         stops = CoordinateStops(
@@ -136,7 +137,14 @@ def build_contact_set(matter, dtype=jnp.float64) -> UnilateralContactSet:
             body1=tuple(c.bodies[0].index for c in cs), body2=tuple(c.bodies[1].index for c in cs),
             sign=tuple(c.sign for c in cs), station1=leaves.pop("point1"), station2=leaves.pop("point2"), **leaves,
         )
-    grouped = groups["stops"] + groups["planes"] + groups["distances"]
+    if groups["edges"]:
+        cs = groups["edges"]
+        edges = EdgeContacts(
+            body_F=tuple(c.bodies[0].index for c in cs), body_B=tuple(c.bodies[1].index for c in cs),
+            **_leaves(cs, ("R_FEf", "p_FEf", "half_length_F", "R_BEb", "p_BEb", "half_length_B", "min_cor", "mu_s",
+                           "mu_d", "mu_v"), dtype),
+        )
+    grouped = groups["stops"] + groups["planes"] + groups["distances"] + groups["edges"]
     position = {id(c): i for i, c in enumerate(grouped)}
     speed_rows = None
     if rows:
@@ -144,4 +152,5 @@ def build_contact_set(matter, dtype=jnp.float64) -> UnilateralContactSet:
             u_index=tuple(r.mobod.u_start + r.which_u for r in rows), scale_by_mu=tuple(r.scale_by_mu for r in rows),
             **_leaves(rows, ("speed", "lower", "upper", "mu_s", "mu_d", "mu_v"), dtype),
         )
-    return UnilateralContactSet(stops, planes, distances, tuple(position[id(c)] for c in contacts), speed_rows)
+    return UnilateralContactSet(stops, planes, distances, tuple(position[id(c)] for c in contacts), speed_rows,
+                                edges)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody._api.body import host_transform
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody.errors import InvalidArgument
 
@@ -136,6 +137,26 @@ class SphereSphereContact(UnilateralContact):
         self.length = 0.0
         self.mu_s, self.mu_d, self.mu_v = _friction(mu_s, mu_d, mu_v, label)
         self.sign = 1
+        self._finish(label, (bF, bB), min_cor)
+
+
+class EdgeEdgeContact(UnilateralContact):
+    """Edges on two bodies, each an edge frame (origin at the edge centre, x along the edge, z outward from its
+    solid) and a half length; the solids may touch at the lines' closest points but not interpenetrate."""
+
+    group = "edges"
+
+    def __init__(self, mobod_F, edge_frame_F, half_length_F, mobod_B, edge_frame_B, half_length_B,
+                 min_cor, mu_s, mu_d, mu_v):
+        bF, bB = _body(mobod_F, "mobod_F", "EdgeEdgeContact"), _body(mobod_B, "mobod_B", "EdgeEdgeContact")
+        label = f"EdgeEdgeContact({bF.name}, {bB.name})"
+        if bF is bB:
+            raise InvalidArgument(f"{label}: the edges must be on two different bodies")
+        self.R_FEf, self.p_FEf = host_transform(edge_frame_F, "edge_frame_F", label)
+        self.R_BEb, self.p_BEb = host_transform(edge_frame_B, "edge_frame_B", label)
+        self.half_length_F = _real(half_length_F, "half_length_F", label, 0.0)
+        self.half_length_B = _real(half_length_B, "half_length_B", label, 0.0)
+        self.mu_s, self.mu_d, self.mu_v = _friction(mu_s, mu_d, mu_v, label)
         self._finish(label, (bF, bB), min_cor)
 
 

@@ -125,3 +125,18 @@ def pendulum_with_speed_rows(kind: str):
     else:
         jb.UnilateralSpeedConstraint(link, 0)
     return jb.SemiExplicitEulerTimeStepper(system), {"link": link}
+
+
+@functools.lru_cache(maxsize=None)
+def crossed_edges(cor: float = 0.5):
+    """A 1 kg Translation body carrying an edge along z (outward -y) above a Ground edge along x (outward +y):
+    one EdgeEdgeContact (Newton restitution, COR ``cor``); the separation is the body's height y."""
+    system, matter = _system()
+    body = _point_mass(matter, name="bar")
+    ground_edge = jb.Transform(jb.Rotation(np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]])), [0.0, 0.0, 0.0])
+    body_edge = jb.Transform(jb.Rotation(np.array([[0.0, -1, 0], [0, 0, -1], [1, 0, 0]])), [0.0, 0.0, 0.0])
+    matter.adopt_unilateral_contact(jb.EdgeEdgeContact(matter.Ground(), ground_edge, 1.0, body, body_edge, 1.0,
+                                                       cor, 0.5, 0.5, 0.0))
+    stepper = jb.SemiExplicitEulerTimeStepper(system)
+    stepper.set_restitution_model("newton")
+    return stepper, {"bar": body}

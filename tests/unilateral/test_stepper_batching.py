@@ -92,7 +92,7 @@ def test_grad_of_sliding_speed_wrt_friction():
 @pytest.fixture(scope="module")
 def geometry_zoo():
     """A Free box carrying a plane, a Free ball: PointPlane, SpherePlane (both on the moving plane), Rope and
-    SphereSphere between them, and a HardStopUpper on a Slider."""
+    SphereSphere between them, HardStopUpper/Lower on a Slider, and an EdgeEdgeContact of crossed edges."""
     system = jb.MultibodySystem()
     matter = jb.SimbodyMatterSubsystem(system)
     mp = jb.MassProperties.from_central_inertia(1.5, [0.1, 0, 0], jb.Inertia(0.02, 0.03, 0.04))
@@ -106,6 +106,9 @@ def geometry_zoo():
         jb.SphereSphereContact(ball, [0.05, 0, 0], 0.1, slider, [0, 0.2, 0], 0.2, 0.5, 0.3, 0.2, 0),
         jb.HardStopUpper(slider, 0, 0.4, 0.5),
         jb.HardStopLower(slider, 0, -0.4, 0.5),
+        jb.EdgeEdgeContact(plate, jb.Transform(jb.Rotation(np.eye(3)), [0.1, 0.2, 0]), 0.5, ball,
+                           jb.Transform(jb.Rotation(np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])), [0, 0, 0.1]),
+                           0.5, 0.4, 0.3, 0.3, 0.0),
     ):
         matter.adopt_unilateral_contact(contact)
     stepper = jb.SemiExplicitEulerTimeStepper(system)
@@ -131,6 +134,6 @@ def test_normal_rows_are_separation_rates(geometry_zoo):
 
     fd = (perr(1e-6) - perr(-1e-6)) / 2e-6
     assert_close(rate, fd, 1e-7, "G_n u vs d perr/dt")
-    assert kin.perr.shape == (6,) and kin.G.shape == (6, 3, 13)
-    assert_close(kin.G[4:, 1:], jnp.zeros((2, 2, 13)), 0, "hard stops have no friction rows")
-    assert_close(kin.mu_s, jnp.array([0.6, 0.5, 0.0, 0.3, 0.0, 0.0]), 0, "mu_s in adoption order")
+    assert kin.perr.shape == (7,) and kin.G.shape == (7, 3, 13)
+    assert_close(kin.G[4:6, 1:], jnp.zeros((2, 2, 13)), 0, "hard stops have no friction rows")
+    assert_close(kin.mu_s, jnp.array([0.6, 0.5, 0.0, 0.3, 0.0, 0.0, 0.3]), 0, "mu_s in adoption order")

@@ -63,6 +63,8 @@ def test_constraint_is_conditional_flag():
     (lambda m, p, b: jb.Rope(m.Ground(), [0, 0, 0], b, [0, 0, 0], -1.0, 0), "length"),
     (lambda m, p, b: jb.SphereSphereContact(p, [0, 0, 0], -0.1, b, [0, 0, 0], 0.1, 0.5, 0, 0, 0), "radius_F"),
     (lambda m, p, b: jb.PointPlaneContact("ground", [0, 1, 0], 0, b, [0, 0, 0], 0.5, 0, 0, 0), "plane_body"),
+    (lambda m, p, b: jb.EdgeEdgeContact(p, [0, 0, 0], 1, b, jb.Transform(), 1, 0.5, 0, 0, 0),
+     r"EdgeEdgeContact\(arm, hand\).*edge_frame_F"),
 ])
 def test_bad_contacts_raise_naming_the_contact(make, message):
     """Each bad argument raises InvalidArgument with the contact, its bodies and the offending value."""

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from contact_systems import BOX_HALF, BOX_MASS, G, ball_on_plane, block_on_incline, box_on_four_points, \
-    pendulum_with_stops, rope_pendulum, two_spheres
+    crossed_edges, pendulum_with_stops, rope_pendulum, two_spheres
 from helpers import assert_close
 
 H = 1e-3
@@ -147,3 +147,15 @@ def test_head_on_sphere_collision(restitution):
     assert_close(final.u[jnp.array([0, 3])], jnp.array([0.1, 0.9]), 1e-6, "velocities after impact")
     assert float(final.q[3] - final.q[0]) > 0.2  # separated
     assert not bool(np.any(np.asarray(reports.proximal)[:, 1]))
+
+
+def test_crossed_edges_bounce():
+    """A bar whose edge (along z) is dropped from 0.2 m onto a crossed Ground edge (along x), EdgeEdgeContact with
+    Newton COR 0.5: it rebounds to e^2 0.2 m = 0.05 m (2 %, as for the ball) and never passes through."""
+    stepper, _ = crossed_edges(0.5)
+    state = stepper.model.default_state().set_q(jnp.array([0.0, 0.2, 0.0]))
+    _, traj, reports = stepper.simulate(state, H, 350)
+    y = np.asarray(traj.q[:, 1])
+    k = np.nonzero(np.asarray(reports.num_impact_rounds))[0][0]
+    assert y[k:].max() == pytest.approx(0.05, rel=0.02)
+    assert y.min() > -1e-3

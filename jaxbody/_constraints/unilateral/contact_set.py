@@ -10,6 +10,7 @@ satisfied (Simbody's sign conventions folded in, so that its ``m_sign`` is +1 fo
   ``n_B . p = height`` fixed on body B and a sphere of radius r (0 for a point) centred at ``point_F`` on
   body F; ``perr = n_G . (c_G - Bo) - height - r``; rows ``n, t1, t2`` (t1 = perp(n_B) fixed in B,
   t2 = n x t1) of the velocity of F's material point at ``c - r n`` relative to B's coincident point.
+* EdgeContacts (EdgeEdgeContact): the closest points of two edge lines, normal separating the solids.
 * DistanceContacts (Rope: sign -1, SphereSphereContact: sign +1): stations c1 on body 1 and c2 on body 2,
   ``d = |c2 - c1|``, ``perr = sign (d - (length + r1 + r2))``; rows along ``sign * unit(c2 - c1)`` and
   two perpendiculars, of the velocity of body 2's point ``c2 - r2 e`` relative to body 1's ``c1 + r1 e``.
@@ -72,6 +73,24 @@ class DistanceContacts(eqx.Module):
     mu_v: jnp.ndarray
 
 
+class EdgeContacts(eqx.Module):
+    """EdgeEdgeContact: edge frames E (origin = edge centre, x = edge direction, z = outward from the solid)
+    fixed on ``body_F`` and ``body_B``; half lengths are recorded but, as in Simbody, not enforced."""
+
+    body_F: tuple = eqx.field(static=True)
+    body_B: tuple = eqx.field(static=True)
+    R_FEf: jnp.ndarray  # (k, 3, 3)
+    p_FEf: jnp.ndarray  # (k, 3)
+    half_length_F: jnp.ndarray
+    R_BEb: jnp.ndarray
+    p_BEb: jnp.ndarray
+    half_length_B: jnp.ndarray
+    min_cor: jnp.ndarray
+    mu_s: jnp.ndarray
+    mu_d: jnp.ndarray
+    mu_v: jnp.ndarray
+
+
 class SpeedRows(eqx.Module):
     """Velocity-level conditional rows on single mobilities (always proximal, no impacts, no projection):
     ``G u - speed`` is driven to zero by an impulse bounded by ``h [lower, upper]``, the bounds scaled by the
@@ -97,6 +116,7 @@ class UnilateralContactSet(eqx.Module):
     distances: DistanceContacts | None
     order: tuple = eqx.field(static=True)
     speed_rows: SpeedRows | None = None
+    edges: EdgeContacts | None = None
 
     @property
     def num_contacts(self) -> int:
@@ -163,6 +183,33 @@ def _distance_points(pos, c: DistanceContacts):
     return perr, station2, station1, dirs
 
 
+def _edge_points(pos, c: EdgeContacts):
+    """(perr, station on B, station on F, directions) of edge-edge contacts (Simbody catalogue 2.17):
+    ``w = df x db``, ``n = s w / |w|`` with the sense that separates the solids, closest points Qf, Qb of the
+    two lines, contact point ``(Qf + Qb) / 2``, ``perr = (Pb - Pf) . n``; rows n, df, n x df. Parallel edges
+    (|w| < 1e-14) give perr 0 and zero rows, as Simbody sets their errors to 0."""
+    F, B = np.asarray(c.body_F), np.asarray(c.body_B)
+    R_GF, p_GF, R_GB, p_GB = pos.R_GB[F], pos.p_GB[F], pos.R_GB[B], pos.p_GB[B]
+    R_GEf, R_GEb = spatial.matmul(R_GF, c.R_FEf), spatial.matmul(R_GB, c.R_BEb)
+    Pf, Pb = p_GF + spatial.matvec(R_GF, c.p_FEf), p_GB + spatial.matvec(R_GB, c.p_BEb)
+    df, sf, db, sb = R_GEf[..., 0], R_GEf[..., 2], R_GEb[..., 0], R_GEb[..., 2]
+    w = jnp.cross(df, db)
+    wf, wb = jnp.sum(w * sf, -1), jnp.sum(w * sb, -1)
+    sense = jnp.where(jnp.abs(wf) > jnp.abs(wb), jnp.where(wf >= 0, 1.0, -1.0), jnp.where(wb >= 0, -1.0, 1.0))
+    norm_w = spatial.safe_norm(w)
+    parallel = norm_w < 1e-14
+    n = jnp.where(parallel[:, None], 0.0, sense[:, None] * w / jnp.where(parallel, 1.0, norm_w)[:, None])
+    r = Pb - Pf
+    a = jnp.sum(df * db, -1)
+    denom = jnp.where(parallel, 1.0, 1 - a * a)
+    rf, rb = jnp.sum(r * df, -1), jnp.sum(r * db, -1)
+    tf, tb = (rf - a * rb) / denom, (a * rf - rb) / denom
+    contact = 0.5 * (Pf + tf[:, None] * df + Pb + tb[:, None] * db)
+    perr = jnp.sum(r * n, -1)
+    dirs = jnp.stack([n, jnp.where(parallel[:, None], 0.0, df), jnp.cross(n, df)], -2)
+    return perr, spatial.mattvec(R_GB, contact - p_GB), spatial.mattvec(R_GF, contact - p_GF), dirs
+
+
 def _point_rows(model, pos, bodies_A, bodies_B, station_A, station_B, dirs):
     """G rows (k, 3, nu): ``dirs[k, j] . (v_A - v_B)`` at the stations, by 3k transposed Jacobians."""
     k = len(bodies_A)
@@ -191,14 +238,16 @@ def calc_contact_kinematics(model, pos, q, contacts: UnilateralContactSet) -> Co
         Gs.append(jnp.stack([normal, jnp.zeros_like(normal), jnp.zeros_like(normal)], 1))
         zero = jnp.zeros_like(s.limit)
         coefs.append((s.min_cor, zero, zero, zero))
-    for group, points in ((contacts.planes, _plane_points), (contacts.distances, _distance_points)):
+    point_groups = (
+        (contacts.planes, _plane_points, lambda g: (g.follower_body, g.plane_body)),
+        (contacts.distances, _distance_points, lambda g: (g.body2, g.body1)),
+        (contacts.edges, _edge_points, lambda g: (g.body_B, g.body_F)),
+    )
+    for group, points, sides in point_groups:
         if group is None:
             continue
         perr, station_A, station_B, dirs = points(pos, group)
-        if isinstance(group, PlaneContacts):
-            bodies_A, bodies_B = group.follower_body, group.plane_body
-        else:
-            bodies_A, bodies_B = group.body2, group.body1
+        bodies_A, bodies_B = sides(group)
         perrs.append(perr)
         Gs.append(_point_rows(model, pos, bodies_A, bodies_B, station_A, station_B, dirs))
         coefs.append((group.min_cor, group.mu_s, group.mu_d, group.mu_v))
