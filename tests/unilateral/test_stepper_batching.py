@@ -137,3 +137,28 @@ def test_normal_rows_are_separation_rates(geometry_zoo):
     assert kin.perr.shape == (7,) and kin.G.shape == (7, 3, 13)
     assert_close(kin.G[4:6, 1:], jnp.zeros((2, 2, 13)), 0, "hard stops have no friction rows")
     assert_close(kin.mu_s, jnp.array([0.6, 0.5, 0.0, 0.3, 0.0, 0.0, 0.3]), 0, "mu_s in adoption order")
+
+
+def test_stateful_step_to_matches_step():
+    """Simbody's stateful interface: initialize(state), step_to(t) (one step of t - t0), get_state, get_time."""
+    stepper, _ = ball_on_plane("newton", 0.5)
+    state = stepper.model.default_state().set_q(jnp.array([0.0, 5e-4, 0.0])).set_u(jnp.array([0.3, -0.1, 0.0]))
+    stepper.initialize(state)
+    report = stepper.step_to(H)
+    expected, _ = stepper.step(state, H)
+    assert float(stepper.get_time()) == pytest.approx(H)
+    assert_close(stepper.get_state().u, expected.u, 0, "u")
+    assert bool(report.impacters[0])
+
+
+@pytest.mark.parametrize("method, lifted", [("bilateral", True), ("unilateral", True), ("none", False)])
+def test_position_projection_methods(method, lifted):
+    """A ball at rest 0.5 mm inside the plane: Bilateral and Unilateral projection (Simbody's
+    doPositionCorrectionPhase) lift it to the surface in one step (|y| < 1e-9); NoPositionProjection leaves the
+    penetration (it only stops the ball: y = -0.5 mm to 1e-9)."""
+    stepper = jb.SemiExplicitEulerTimeStepper(ball_on_plane("newton", 0.5)[0].system)
+    stepper.set_position_projection_method(method)
+    state = stepper.model.default_state().set_q(jnp.array([0.0, -5e-4, 0.0]))
+    final, _ = stepper.step(state, H)
+    assert abs(float(final.q[1]) - (0.0 if lifted else -5e-4)) < 1e-9
+    assert abs(float(final.u[1])) < 1e-6
