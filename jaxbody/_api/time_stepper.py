@@ -84,7 +84,7 @@ class SemiExplicitEulerTimeStepper:
         self._accuracy, self._cons_tol = 1e-2, 1e-3
         self._restitution, self._projection = "poisson", "bilateral"
         self._capture = self._min_cor = self._transition = 0.0
-        self._tol, self._max_iters = 1e-6, 100
+        self._tol, self._max_iters, self._early_exit = 1e-6, 100, False
         self._state = None
 
     # -- Simbody's settings ---------------------------------------------------------------
@@ -128,9 +128,11 @@ class SemiExplicitEulerTimeStepper:
     def get_impulse_solver_type(self) -> str:
         return "pgs"
 
-    def set_pgs_convergence(self, tol=1e-6, max_iterations=100):
-        """PGS tolerance (RMS of the enforced residuals, m/s) and the fixed iteration bound."""
+    def set_pgs_convergence(self, tol=1e-6, max_iterations=100, early_exit=False):
+        """PGS tolerance (RMS of the enforced residuals, m/s), the iteration bound, and whether to stop sweeping
+        at convergence (faster; then ``step`` is not reverse-mode differentiable, forward mode still is)."""
         self._tol, self._max_iters = _nonnegative(tol, "tol"), int(max_iterations)
+        self._early_exit = bool(early_exit)
 
     def set_default_impact_capture_velocity(self, v):
         self._capture = _nonnegative(v, "impact capture velocity")
@@ -155,7 +157,8 @@ class SemiExplicitEulerTimeStepper:
         velocity (not the in-use one), so the static coefficient applies only at zero slip by default."""
         return seets.StepperOptions(
             self._restitution, self._projection, self._cons_tol, self.get_default_impact_capture_velocity_in_use(),
-            self.get_default_impact_min_cor_velocity_in_use(), self._transition, self._tol, self._max_iters)
+            self.get_default_impact_min_cor_velocity_in_use(), self._transition, self._tol, self._max_iters,
+            self._early_exit)
 
     # -- functional core --------------------------------------------------------------------
     def calc_contact_kinematics(self, state, *, model=None, contacts=None):

@@ -46,7 +46,8 @@ SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse
 
 class StepperOptions(NamedTuple):
     """Static settings (hashable). restitution: "poisson" | "newton" | "none"; projection: "bilateral" |
-    "unilateral" | "none"; velocities in m/s (or rad/s) as Simbody's *InUse values; tol, max_iters: PGS."""
+    "unilateral" | "none"; velocities in m/s (or rad/s) as Simbody's *InUse values; tol, max_iters,
+    early_exit: PGS (see solve_pgs)."""
 
     restitution: str = "poisson"
     projection: str = "bilateral"
@@ -56,6 +57,10 @@ class StepperOptions(NamedTuple):
     transition_velocity: float = 0.0
     tol: float = 1e-6
     max_iters: int = 100
+    early_exit: bool = False
+
+    def pgs(self) -> dict:
+        return {"tol": self.tol, "max_iters": self.max_iters, "early_exit": self.early_exit}
 
 
 class StepReport(NamedTuple):
@@ -91,22 +96,22 @@ def _impact(A, verr, proximal, mu, cor, opt: StepperOptions):
     any_impact = jnp.any(impacters)
     if opt.restitution == "newton":
         newton = jnp.zeros_like(verr).at[:, 0].set(cor * verr[:, 0])
-        sol = solve_pgs(A, verr + newton, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+        sol = solve_pgs(A, verr + newton, part, mu, **opt.pgs())
         impulse = jnp.where(any_impact, sol.impulse, 0.0)
         return impulse, impacters, any_impact.astype(int), sol.converged | ~any_impact, sol.iterations
-    first = solve_pgs(A, verr, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+    first = solve_pgs(A, verr, part, mu, **opt.pgs())
     compression = jnp.where(any_impact, first.impulse, 0.0)
     expansion_n = jnp.where(impacters & (jnp.abs(compression[:, 0]) >= SIGNIFICANT_REAL), cor * compression[:, 0], 0.0)
     expanding = expansion_n != 0
     expansion = jnp.zeros_like(verr).at[:, 0].set(expansion_n)
     verr1 = verr + (A @ (compression + expansion).reshape(-1)).reshape(nc, 3)
     part2 = part & ~(expanding[:, None] & (jnp.arange(3) == 0))
-    second = solve_pgs(A, verr1, part2, mu, expansion_n, tol=opt.tol, max_iters=opt.max_iters)
+    second = solve_pgs(A, verr1, part2, mu, expansion_n, **opt.pgs())
     any_expansion = jnp.any(expanding)
     reaction = jnp.where(any_expansion, second.impulse, 0.0)
     verr2 = verr1 + (A @ reaction.reshape(-1)).reshape(nc, 3)
     any_left = any_expansion & jnp.any(proximal & (verr2[:, 0] < -0.1 * opt.cons_tol))
-    third = solve_pgs(A, verr2, part, mu, tol=opt.tol, max_iters=opt.max_iters)
+    third = solve_pgs(A, verr2, part, mu, **opt.pgs())
     correction = jnp.where(any_left, third.impulse, 0.0)
     total = compression + expansion + reaction + correction
     rounds = any_impact.astype(int) + any_expansion.astype(int) + any_left.astype(int)
@@ -124,10 +129,10 @@ def _position_correction(A, perr, proximal, normal_active, h, opt: StepperOption
     normal_row = jnp.arange(3) == 0
     if opt.projection == "unilateral":
         part = proximal[:, None] & normal_row
-        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), tol=opt.tol, max_iters=opt.max_iters)
+        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), **opt.pgs())
     else:
         part = (proximal & (normal_active | (perr < 0)))[:, None] & normal_row
-        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), unilateral=False, tol=opt.tol, max_iters=opt.max_iters)
+        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), unilateral=False, **opt.pgs())
     return sol.impulse, sol.converged, sol.iterations
 
 
@@ -174,7 +179,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
     du = h * dyn.acceleration.udot
     part = jnp.broadcast_to(proximal[:, None], (n, 3))
     lower, upper = _impulse_bounds(kin, mu, h)
-    sol = solve_pgs(A, velocity_errors(u_plus + du), part, mu, None, lower, upper, tol=opt.tol, max_iters=opt.max_iters)
+    sol = solve_pgs(A, velocity_errors(u_plus + du), part, mu, None, lower, upper, **opt.pgs())
     u_new = u_plus + du + MinvGt @ sol.impulse.reshape(-1)
     converged, iterations = impact_ok & sol.converged, impact_its + sol.iterations
     u_q = u_new
