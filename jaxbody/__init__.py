@@ -17,19 +17,29 @@ from jaxbody._api.model import Model as Model
 from jaxbody._api.system import GeneralForceSubsystem as GeneralForceSubsystem
 from jaxbody._api.system import MultibodySystem as MultibodySystem
 from jaxbody._api.system import SimbodyMatterSubsystem as SimbodyMatterSubsystem
-from jaxbody._api.time_stepper import SemiExplicitEulerTimeStepper as SemiExplicitEulerTimeStepper
+from jaxbody._api.time_stepper import (
+    SemiExplicitEulerTimeStepper as SemiExplicitEulerTimeStepper,
+)
+from jaxbody._api.unilateral_contacts import (
+    BoundedSpeedConstraint as BoundedSpeedConstraint,
+)
+from jaxbody._api.unilateral_contacts import EdgeEdgeContact as EdgeEdgeContact
 from jaxbody._api.unilateral_contacts import HardStopLower as HardStopLower
 from jaxbody._api.unilateral_contacts import HardStopUpper as HardStopUpper
 from jaxbody._api.unilateral_contacts import PointPlaneContact as PointPlaneContact
-from jaxbody._api.unilateral_contacts import PointPlaneFrictionlessContact as PointPlaneFrictionlessContact
-from jaxbody._api.unilateral_contacts import BoundedSpeedConstraint as BoundedSpeedConstraint
-from jaxbody._api.unilateral_contacts import EdgeEdgeContact as EdgeEdgeContact
+from jaxbody._api.unilateral_contacts import (
+    PointPlaneFrictionlessContact as PointPlaneFrictionlessContact,
+)
 from jaxbody._api.unilateral_contacts import Rope as Rope
-from jaxbody._api.unilateral_contacts import StateLimitedFriction as StateLimitedFriction
 from jaxbody._api.unilateral_contacts import SpherePlaneContact as SpherePlaneContact
 from jaxbody._api.unilateral_contacts import SphereSphereContact as SphereSphereContact
+from jaxbody._api.unilateral_contacts import (
+    StateLimitedFriction as StateLimitedFriction,
+)
 from jaxbody._api.unilateral_contacts import UnilateralContact as UnilateralContact
-from jaxbody._api.unilateral_contacts import UnilateralSpeedConstraint as UnilateralSpeedConstraint
+from jaxbody._api.unilateral_contacts import (
+    UnilateralSpeedConstraint as UnilateralSpeedConstraint,
+)
 from jaxbody._constraints.projection import ProjectOptions as ProjectOptions
 from jaxbody._constraints.projection import ProjectResults as ProjectResults
 from jaxbody._dynamics.motion import Motion as Motion

@@ -194,4 +194,4 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
     return new, report
 
 
-__all__ = ["StepperOptions", "StepReport", "calc_effective_cor", "calc_effective_cof", "step"]
+__all__ = ["StepReport", "StepperOptions", "calc_effective_cof", "calc_effective_cor", "step"]

@@ -29,7 +29,7 @@ def _point_mass(matter, mass=1.0, name="ball"):
     return jb.MobilizedBody.Translation(matter.Ground(), jb.Transform(), jb.Body.Rigid(mp), jb.Transform(), name=name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ball_on_plane(restitution: str, cor: float = 0.5):
     """A 1 kg point mass (Translation) above the Ground plane y = 0, one PointPlaneContact with COR ``cor``."""
     system, matter = _system()
@@ -40,7 +40,7 @@ def ball_on_plane(restitution: str, cor: float = 0.5):
     return stepper, {"ball": ball}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def block_on_incline(theta: float, mu: float):
     """A 1 kg point mass (Translation) on a Ground plane through the origin tilted by ``theta`` about z:
     normal (-sin, cos, 0), up-slope direction (cos, sin, 0); Coulomb friction mu_s = mu_d = mu, COR 0."""
@@ -51,7 +51,7 @@ def block_on_incline(theta: float, mu: float):
     return jb.SemiExplicitEulerTimeStepper(system), {"block": block}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pendulum_with_stops(upper: float, lower: float, cor: float, restitution: str):
     """Pin pendulum (1 kg at 1 m below the pin, q = 0 hanging) with HardStopUpper(upper), HardStopLower(lower)."""
     system, matter = _system()
@@ -64,7 +64,7 @@ def pendulum_with_stops(upper: float, lower: float, cor: float, restitution: str
     return stepper, {"link": link}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def rope_pendulum(length: float):
     """A 1 kg point mass (Translation) tied to the Ground origin by a Rope of ``length``, COR 0."""
     system, matter = _system()
@@ -77,7 +77,7 @@ BOX_HALF = np.array([0.3, 0.1, 0.2])
 BOX_MASS = 2.0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def box_on_four_points(mu: float = 0.5):
     """A 2 kg box (Free, half sizes BOX_HALF) whose four bottom corners are PointPlaneContacts with Ground y = 0;
     PGS tolerance 1e-12 m/s (so that resting drift measures the method, not the default 1e-6 tolerance)."""
@@ -96,7 +96,7 @@ def box_on_four_points(mu: float = 0.5):
     return stepper, {"box": box}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def two_spheres(cor: float, restitution: str):
     """No gravity: two 1 kg spheres (radius 0.1) on Translation mobilizers, one SphereSphereContact, and a
     SpherePlaneContact of sphere 1 with the Ground plane y = -1 (inactive unless sphere 1 goes down)."""
@@ -110,7 +110,7 @@ def two_spheres(cor: float, restitution: str):
     return stepper, {"s1": s1, "s2": s2}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pendulum_with_speed_rows(kind: str):
     """The Pin pendulum of pendulum_with_stops (inertia about the pin 1.01 kg m^2) with one speed row on u0:
     "friction": StateLimitedFriction(N = 10 N, mu = 0.5: at most 5 N m); "motor": no gravity,
@@ -127,7 +127,7 @@ def pendulum_with_speed_rows(kind: str):
     return jb.SemiExplicitEulerTimeStepper(system), {"link": link}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def crossed_edges(cor: float = 0.5):
     """A 1 kg Translation body carrying an edge along z (outward -y) above a Ground edge along x (outward +y):
     one EdgeEdgeContact (Newton restitution, COR ``cor``); the separation is the body's height y."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import pytest
-
-import jaxbody as jb
 from contact_systems import G, pendulum_with_speed_rows
 from helpers import assert_close
+
+import jaxbody as jb
 
 H = 1e-3
 INERTIA = 1.01

@@ -9,11 +9,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from contact_systems import G, ball_on_plane, block_on_incline
+from helpers import assert_close, assert_grad_matches_fd
 
 import jaxbody as jb
 from jaxbody._api.operator import trace_count
-from contact_systems import G, ball_on_plane, block_on_incline
-from helpers import assert_close, assert_grad_matches_fd
 
 H = 1e-3
 
@@ -39,7 +39,7 @@ def test_vmap_1024_lanes_one_compilation_per_lane_status():
     assert proximal.any() and not proximal.all() and impacters.any() and not impacters.all()
     assert reports.converged.shape == (n, 1) and bool(jnp.all(reports.converged))
     for i in (int(np.argmax(impacters)), int(np.argmin(proximal))):
-        single, _, _ = stepper.simulate(jax.tree_util.tree_map(lambda x: x[i], states), H, 10, save_every=10)
+        single, _, _ = stepper.simulate(jax.tree_util.tree_map(lambda x, i=i: x[i], states), H, 10, save_every=10)
         assert_close(final.q[i], single.q, 1e-14, f"lane {i} q")
         assert_close(final.u[i], single.u, 1e-14, f"lane {i} u")
 

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody._integrators.semi_explicit_euler_time_stepper import calc_effective_cof, calc_effective_cor
+from jaxbody._integrators.semi_explicit_euler_time_stepper import (
+    calc_effective_cof,
+    calc_effective_cor,
+)
 
 
 def _two_bodies():
@@ -42,7 +45,7 @@ def test_adopt_get_and_count():
 
 def test_constraint_is_conditional_flag():
     """Constraint.set_is_conditional / is_conditional (Topology stage: frozen by realize_topology)."""
-    system, matter, pin, ball = _two_bodies()
+    system, matter, _, ball = _two_bodies()
     rod = jb.Constraint.Rod(matter.Ground(), [0, 0, 0], ball, [0, 0, 0], 1.0)
     assert rod.is_conditional() is False
     rod.set_is_conditional(True)
@@ -76,7 +79,7 @@ def test_bad_contacts_raise_naming_the_contact(make, message):
 def test_stepper_settings_and_errors():
     """Simbody's defaults: accuracy 1e-2, consTol 1e-3, Poisson, Bilateral projection, in-use velocities
     max(setting, 2 consTol); unsupported choices and systems without contacts raise InvalidArgument."""
-    system, matter, pin, ball = _two_bodies()
+    system, *_ = _two_bodies()
     with pytest.raises(jb.InvalidArgument, match="no unilateral contacts"):
         jb.SemiExplicitEulerTimeStepper(system)
     system2, matter2, pin2, _ = _two_bodies()

@@ -12,9 +12,18 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-from contact_systems import BOX_HALF, BOX_MASS, G, ball_on_plane, block_on_incline, box_on_four_points, \
-    crossed_edges, pendulum_with_stops, rope_pendulum, two_spheres
+from contact_systems import (
+    BOX_HALF,
+    BOX_MASS,
+    G,
+    ball_on_plane,
+    block_on_incline,
+    box_on_four_points,
+    crossed_edges,
+    pendulum_with_stops,
+    rope_pendulum,
+    two_spheres,
+)
 from helpers import assert_close
 
 H = 1e-3
@@ -25,7 +34,7 @@ def test_ball_bounces_to_e_squared_height(restitution):
     """Dropped from 1 m onto a PointPlaneContact with COR e = 0.5, the ball rebounds to e^2 * 1 m = 0.25 m
     (free fall: apex = v^2 / 2g; the impact law sets v+ = e v-; for one contact Newton's and Poisson's laws
     agree). Tolerance 2 % (the impact is detected up to one step late, an O(h) error); measured 0.6 %."""
-    stepper, bodies = ball_on_plane(restitution, 0.5)
+    stepper, _ = ball_on_plane(restitution, 0.5)
     state = stepper.model.default_state().set_q(jnp.array([0.0, 1.0, 0.0]))
     _, traj, reports = stepper.simulate(state, H, 700)
     y = np.asarray(traj.q[:, 1])
@@ -46,7 +55,7 @@ def test_low_speed_impacts_are_captured(speed, captured):
     below the PGS tolerance 1e-6 m/s); at 0.1 m/s it rebounds with e v - g h = 0.04019 m/s (0.1 %)."""
     stepper, _ = ball_on_plane("newton", 0.5)
     state = stepper.model.default_state().set_q(jnp.array([0.0, 5e-4, 0.0])).set_u(jnp.array([0.0, -speed, 0.0]))
-    final, traj, reports = stepper.simulate(state, H, 1)
+    final, _, reports = stepper.simulate(state, H, 1)
     v = float(final.u[1])
     assert bool(reports.impacters[0, 0])
     if captured:
