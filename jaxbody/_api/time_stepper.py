@@ -80,6 +80,11 @@ class SemiExplicitEulerTimeStepper:
         matter = system.get_matter_subsystem()
         self.system = system
         self.model = system.realize_topology() if model is None else model
+        if self.model.get_num_constraints():
+            raise InvalidArgument(
+                f"SemiExplicitEulerTimeStepper: {matter._describe()} has {self.model.get_num_constraints()} bilateral "
+                "constraint(s); they would enter udot but not the impulse problem (Simbody's stepper leaves "
+                "unconditional constraints as a TODO), so jaxbody refuses them: use unilateral contacts only")
         self.contacts = build_contact_set(matter, self.model.default_q.dtype)
         self._accuracy, self._cons_tol = 1e-2, 1e-3
         self._restitution, self._projection = "poisson", "bilateral"

@@ -13,14 +13,16 @@ Simbody's ``SemiExplicitEulerTimeStepper::stepTo`` (catalogue 2.20, 6.5), per la
    ``e pi_n`` at the impacters (their friction still participates), then a correction round if that
    expansion made another contact impact. Friction participates in every round.
 3. ``u+ = u + M^-1 G^T pi``; dynamics with u+: ``udot`` (forces, gravity, gyroscopic terms), then every
-   proximal contact solves ``G (u+ + h udot) + A pi = 0`` (unilateral, Coulomb) and
-   ``u_new = u+ + h udot + M^-1 G^T pi``.
+   proximal contact and every speed row (StateLimitedFriction, Unilateral/BoundedSpeedConstraint: always
+   proximal, impulse bounded by h times their force bounds) solves ``G (u+ + h udot) - speed + A pi = 0``
+   (unilateral, Coulomb, bounds) and ``u_new = u+ + h udot + M^-1 G^T pi``.
 4. Position projection: Bilateral (Simbody's default) makes every proximal contact that is active or
    penetrating an equation ``perr + h G du = 0``; Unilateral keeps ``pi_n >= 0`` on all proximal normals;
    None skips it. ``q_new = q + h N(q) (u_new + du)`` (u itself keeps u_new), t += h, quaternions renormalized.
 
-Bilateral constraints of the model are not part of the impulse problem (Simbody's own stepper leaves them
-as a TODO), nor are prescribed motions or locks; the compliance is ``A = G M^-1 G^T`` from the mass matrix.
+Bilateral constraints are not part of the impulse problem (Simbody's own stepper leaves them as a TODO;
+jb.SemiExplicitEulerTimeStepper refuses models that have them), nor are prescribed motions or locks; the
+compliance is ``A = G M^-1 G^T`` from the mass matrix.
 Every branch is arithmetic on masks, so a batch of lanes (``vmap``) may have different proximal and
 active sets and compiles once; a Poisson step always evaluates its three rounds (a round that does not
 apply is masked out). Gradients exist between active-set changes and are discontinuous at impacts,
@@ -64,8 +66,9 @@ class StepperOptions(NamedTuple):
 
 
 class StepReport(NamedTuple):
-    """What a step did, per lane: ``proximal`` (nc,) bool; ``impacters`` (nc,) bool; ``impulse`` (nc, 3)
-    total constraint impulses (N s or N m s; normal, friction 1, friction 2) over the step;
+    """What a step did, per lane, per contact (UnilateralContactIndex order) then per speed row:
+    ``proximal`` (n,) bool; ``impacters`` (n,) bool; ``impulse`` (n, 3) total constraint impulses
+    (N s or N m s; normal, friction 1, friction 2) over the step;
     ``num_impact_rounds`` (int); ``converged`` (bool, every solve that ran converged); ``iterations``
     (int, PGS sweeps summed over the solves)."""
 

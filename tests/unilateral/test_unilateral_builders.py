@@ -98,6 +98,11 @@ def test_stepper_settings_and_errors():
         stepper.set_impulse_solver_type("PLUS")
     with pytest.raises(jb.InvalidArgument, match="nonnegative"):
         stepper.set_default_impact_capture_velocity(-1)
+    system3, matter3, pin3, ball3 = _two_bodies()
+    matter3.adopt_unilateral_contact(jb.HardStopUpper(pin3, 0, 1.0, 0.5))
+    jb.Constraint.Rod(matter3.Ground(), [0, 0, 0], ball3, [0, 0, 0], 1.0)
+    with pytest.raises(jb.InvalidArgument, match="1 bilateral constraint"):
+        jb.SemiExplicitEulerTimeStepper(system3)
 
 
 def test_effective_cor_and_cof_formulas():
