@@ -140,3 +140,15 @@ def crossed_edges(cor: float = 0.5):
     stepper = jb.SemiExplicitEulerTimeStepper(system)
     stepper.set_restitution_model("newton")
     return stepper, {"bar": body}
+
+
+@functools.cache
+def sphere_on_ground(mu: float = 0.4):
+    """A solid 1 kg sphere of radius 0.1 (I = 2/5 m r^2 = 0.004) on a Free mobilizer, SpherePlaneContact with the
+    Ground plane y = 0, COR 0.5, mu_s = mu_d = ``mu``."""
+    system, matter = _system()
+    mp = jb.MassProperties.from_central_inertia(1.0, [0, 0, 0], jb.Inertia(0.004))
+    ball = jb.MobilizedBody.Free(matter.Ground(), jb.Transform(), jb.Body.Rigid(mp), jb.Transform(), name="sphere")
+    matter.adopt_unilateral_contact(jb.SpherePlaneContact(matter.Ground(), [0, 1, 0], 0.0, ball, [0, 0, 0], 0.1,
+                                                          0.5, mu, mu, 0.0))
+    return jb.SemiExplicitEulerTimeStepper(system), {"sphere": ball}

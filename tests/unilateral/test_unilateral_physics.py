@@ -22,6 +22,7 @@ from contact_systems import (
     crossed_edges,
     pendulum_with_stops,
     rope_pendulum,
+    sphere_on_ground,
     two_spheres,
 )
 from helpers import assert_close
@@ -168,3 +169,19 @@ def test_crossed_edges_bounce():
     k = np.nonzero(np.asarray(reports.num_impact_rounds))[0][0]
     assert y[k:].max() == pytest.approx(0.05, rel=0.02)
     assert y.min() > -1e-3
+
+
+def test_sliding_sphere_starts_rolling_at_five_sevenths():
+    """A solid sphere (I = 2/5 m r^2) launched sliding at v0 = 1 m/s without spin on a SpherePlaneContact with
+    mu = 0.4: friction decelerates it by mu g (to the PGS tolerance 1e-6 m/s) and spins it up until it rolls at
+    v = 5/7 v0 with w = -v / r (rigid-body closed form; reached after 2 v0 / (7 mu g) = 0.073 s), then rolls on
+    (to the PGS tolerance)."""
+    stepper, _ = sphere_on_ground(0.4)
+    q0 = jnp.array([1.0, 0, 0, 0, 0, 0.1, 0])
+    state = stepper.model.default_state().set_q(q0).set_u(jnp.array([0, 0, 0, 1.0, 0, 0]))
+    final, traj, reports = stepper.simulate(state, H, 150)
+    v = np.asarray(traj.u[:, 3])
+    assert_close(v[:50], 1.0 - 0.4 * G * H * np.arange(1, 51), 1e-6, "sliding deceleration")
+    assert_close(final.u[jnp.array([2, 3])], jnp.array([-50 / 7, 5 / 7]), 1e-6, "rolling w_z, v_x")
+    assert abs(float(final.q[5]) - 0.1) < 1e-9  # stays on the plane
+    assert bool(np.all(np.asarray(reports.converged)))
