@@ -178,6 +178,7 @@ class SemiExplicitEulerTimeStepper:
         """One step of size h (s): (new State, StepReport). Pure; works under jit, vmap and grad."""
         model = self.model if model is None else model
         contacts = self.contacts if contacts is None else contacts
+        model._check_state(state, "SemiExplicitEulerTimeStepper.step")
         return _step_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype))
 
     def simulate(self, state, h, n_steps: int, save_every: int = 1, *, model=None, contacts=None):
@@ -186,6 +187,7 @@ class SemiExplicitEulerTimeStepper:
             raise InvalidArgument(f"n_steps ({n_steps}) must be a multiple of save_every ({save_every})")
         model = self.model if model is None else model
         contacts = self.contacts if contacts is None else contacts
+        model._check_state(state, "SemiExplicitEulerTimeStepper.simulate")
         return _simulate_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype), n_steps,
                                save_every)
 

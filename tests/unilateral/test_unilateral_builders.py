@@ -98,6 +98,11 @@ def test_stepper_settings_and_errors():
         stepper.set_impulse_solver_type("PLUS")
     with pytest.raises(jb.InvalidArgument, match="nonnegative"):
         stepper.set_default_impact_capture_velocity(-1)
+    other = jb.MultibodySystem()
+    jb.MobilizedBody.Slider(jb.SimbodyMatterSubsystem(other).Ground(), jb.Transform(), jb.Body.Rigid(
+        jb.MassProperties.from_central_inertia(1.0, [0, 0, 0], jb.Inertia(0.1))), jb.Transform())
+    with pytest.raises(jb.InvalidArgument, match="SemiExplicitEulerTimeStepper.step: the state does not fit"):
+        stepper.step(other.realize_topology().default_state(), 1e-3)
     system3, matter3, pin3, ball3 = _two_bodies()
     matter3.adopt_unilateral_contact(jb.HardStopUpper(pin3, 0, 1.0, 0.5))
     jb.Constraint.Rod(matter3.Ground(), [0, 0, 0], ball3, [0, 0, 0], 1.0)
