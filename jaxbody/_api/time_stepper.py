@@ -6,7 +6,8 @@
     final, trajectory, reports = stepper.simulate(state, 1e-3, 1000)
 
 Settings are Simbody's (SemiExplicitEulerTimeStepper.h) with its defaults: accuracy 1e-2, constraint
-tolerance 1e-3, Poisson restitution, Simultaneous induced impacts, Bilateral position projection, capture,
+tolerance 1e-3, Poisson restitution, Simultaneous induced impacts (Sequential and Mixed available, 5 rounds),
+Bilateral position projection, capture,
 min-COR and transition velocities 0 ("use 2 x constraint tolerance"). Impulse solver: PGS (Simbody's
 PGSImpulseSolver: SOR 1.2, tolerance 1e-6, 100 iterations); Simbody's default PLUS is not implemented
 (``set_impulse_solver_type("PLUS")`` raises). ``initialize``/``step_to``/``get_state`` keep Simbody's
@@ -88,6 +89,7 @@ class SemiExplicitEulerTimeStepper:
         self.contacts = build_contact_set(matter, self.model.default_q.dtype)
         self._accuracy, self._cons_tol = 1e-2, 1e-3
         self._restitution, self._projection = "poisson", "bilateral"
+        self._induced, self._max_induced = "simultaneous", 5
         self._capture = self._min_cor = self._transition = 0.0
         self._tol, self._max_iters, self._early_exit = 1e-6, 100, False
         self._state = None
@@ -120,11 +122,20 @@ class SemiExplicitEulerTimeStepper:
         return self._projection
 
     def set_induced_impact_model(self, model):
-        if _choice(model, ("simultaneous", "sequential", "mixed"), "induced impact model") != "simultaneous":
-            raise InvalidArgument("only Simbody's default Simultaneous induced impact model is implemented")
+        """"simultaneous" (default: one solve of all proximal contacts), "sequential" or "mixed" (rounds)."""
+        self._induced = _choice(model, ("simultaneous", "sequential", "mixed"), "induced impact model")
 
     def get_induced_impact_model(self) -> str:
-        return "simultaneous"
+        return self._induced
+
+    def set_max_induced_impacts_per_step(self, max_induced: int):
+        """Rounds of Sequential/Mixed impacts per step (Simbody's default 5; ignored by Simultaneous)."""
+        if not isinstance(max_induced, int) or max_induced < 0:
+            raise InvalidArgument(f"max induced impacts per step must be a nonnegative integer, got {max_induced!r}")
+        self._max_induced = max_induced
+
+    def get_max_induced_impacts_per_step(self) -> int:
+        return self._max_induced
 
     def set_impulse_solver_type(self, solver):
         if _choice(solver, ("plus", "pgs"), "impulse solver type") != "pgs":
@@ -163,7 +174,7 @@ class SemiExplicitEulerTimeStepper:
         return seets.StepperOptions(
             self._restitution, self._projection, self._cons_tol, self.get_default_impact_capture_velocity_in_use(),
             self.get_default_impact_min_cor_velocity_in_use(), self._transition, self._tol, self._max_iters,
-            self._early_exit)
+            self._early_exit, self._induced, self._max_induced)
 
     # -- functional core --------------------------------------------------------------------
     def calc_contact_kinematics(self, state, *, model=None, contacts=None):

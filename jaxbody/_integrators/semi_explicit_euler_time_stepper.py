@@ -5,7 +5,7 @@ Simbody's ``SemiExplicitEulerTimeStepper::stepTo`` (catalogue 2.20, 6.5), per la
 1. Position kinematics; contacts with separation ``perr <= consTol`` are *proximal*; the others get zero
    rows (they take no part). ``verr0 = G u``; effective friction ``mu = mu_v |slip| + (|slip| <=
    transition ? mu_s : mu_d)`` is fixed from the slip at the start of the step.
-2. Impact (Simbody's Simultaneous model): *impacters* are proximal contacts with ``verr_n < -consTol/10``.
+2. Impact (Simbody's default Simultaneous model; Sequential and Mixed in induced_impacts): *impacters* are proximal contacts with ``verr_n < -consTol/10``.
    Coefficients of restitution come from ConditionalConstraint::calcEffectiveCOR (0 at or below the
    capture speed, ``min_cor`` at or above the min-COR speed, ``1 - (1 - min_cor) v / v_minCOR`` between).
    Newton: one round solving ``verr_n + e verr_n + (A pi)_n = 0``, so the rebound is ``-e verr_n``.
@@ -40,6 +40,7 @@ import jax.scipy.linalg as jsl
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._dynamics.state import State
 from jaxbody._integrators.impulse_solvers import solve_pgs
+from jaxbody._integrators.induced_impacts import induced_impacts
 from jaxbody._math import spatial
 from jaxbody._typing import Stage
 
@@ -49,7 +50,8 @@ SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse
 class StepperOptions(NamedTuple):
     """Static settings (hashable). restitution: "poisson" | "newton" | "none"; projection: "bilateral" |
     "unilateral" | "none"; velocities in m/s (or rad/s) as Simbody's *InUse values; tol, max_iters,
-    early_exit: PGS (see solve_pgs)."""
+    early_exit: PGS (see solve_pgs); induced: "simultaneous" | "sequential" | "mixed" with at most
+    max_induced_impacts rounds (jaxbody._integrators.induced_impacts)."""
 
     restitution: str = "poisson"
     projection: str = "bilateral"
@@ -60,6 +62,8 @@ class StepperOptions(NamedTuple):
     tol: float = 1e-6
     max_iters: int = 100
     early_exit: bool = False
+    induced: str = "simultaneous"
+    max_induced_impacts: int = 5
 
     def pgs(self) -> dict:
         return {"tol": self.tol, "max_iters": self.max_iters, "early_exit": self.early_exit}
@@ -172,11 +176,18 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
     verr0 = velocity_errors(s.u)
     slip = jnp.where(kin.is_contact, spatial.safe_norm(verr0[:, 1:]), jnp.abs(verr0[:, 0]))
     mu = calc_effective_cof(kin.mu_s, kin.mu_d, kin.mu_v, opt.transition_velocity, slip)
-    impact_speed = -verr0[:, 0]
-    cor = calc_effective_cor(kin.min_cor, opt.capture_velocity, opt.min_cor_velocity, jnp.maximum(impact_speed, 0.0))
-    cor = jnp.where(impact_speed > opt.cons_tol, cor, 0.0) if opt.restitution != "none" else jnp.zeros_like(cor)
+
+    def cor_of(verr):  # Simbody's calcCoefficientsOfRestitution for the current impact speeds
+        speed = -verr[:, 0]
+        cor = calc_effective_cor(kin.min_cor, opt.capture_velocity, opt.min_cor_velocity, jnp.maximum(speed, 0.0))
+        return jnp.where(speed > opt.cons_tol, cor, 0.0) if opt.restitution != "none" else jnp.zeros_like(cor)
+
     contact_proximal = proximal & kin.is_contact
-    impact, impacters, rounds, impact_ok, impact_its = _impact(A, verr0, contact_proximal, mu, cor, opt)
+    if opt.induced == "simultaneous":
+        impact, impacters, rounds, impact_ok, impact_its = _impact(A, verr0, contact_proximal, mu, cor_of(verr0), opt)
+    else:
+        impact, impacters, rounds, impact_ok, impact_its = induced_impacts(
+            A, verr0, contact_proximal, mu, cor_of, opt, max(opt.max_induced_impacts, 1))
     u_plus = s.u + MinvGt @ impact.reshape(-1)
     dyn = model.realize(s.set_u(u_plus), Stage.Acceleration)
     du = h * dyn.acceleration.udot

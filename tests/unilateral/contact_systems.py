@@ -7,6 +7,7 @@ Gravity is -9.81 m/s^2 along y unless stated; masses in kg, lengths in m.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 
@@ -152,3 +153,17 @@ def sphere_on_ground(mu: float = 0.4):
     matter.adopt_unilateral_contact(jb.SpherePlaneContact(matter.Ground(), [0, 1, 0], 0.0, ball, [0, 0, 0], 0.1,
                                                           0.5, mu, mu, 0.0))
     return jb.SemiExplicitEulerTimeStepper(system), {"sphere": ball}
+
+
+@functools.cache
+def newtons_cradle(induced: str, restitution: str = "newton"):
+    """No gravity: three 1 kg spheres of radius 0.1 on Translation mobilizers, two SphereSphereContacts (1-2,
+    2-3) with COR 1; ``induced`` impact model."""
+    system, matter = _system(gravity=False)
+    balls = [_point_mass(matter, name=f"ball{i}") for i in range(3)]
+    for a, b in itertools.pairwise(balls):
+        matter.adopt_unilateral_contact(jb.SphereSphereContact(a, [0, 0, 0], 0.1, b, [0, 0, 0], 0.1, 1.0, 0, 0, 0))
+    stepper = jb.SemiExplicitEulerTimeStepper(system)
+    stepper.set_restitution_model(restitution)
+    stepper.set_induced_impact_model(induced)
+    return stepper, {b.name: b for b in balls}

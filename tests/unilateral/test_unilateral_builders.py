@@ -94,6 +94,12 @@ def test_stepper_settings_and_errors():
     assert stepper.get_restitution_model() == "none"
     with pytest.raises(jb.InvalidArgument, match="restitution model"):
         stepper.set_restitution_model("elastic")
+    assert stepper.get_induced_impact_model() == "simultaneous" and stepper.get_max_induced_impacts_per_step() == 5
+    stepper.set_induced_impact_model("Mixed")
+    stepper.set_max_induced_impacts_per_step(3)
+    assert stepper.options().induced == "mixed" and stepper.options().max_induced_impacts == 3
+    with pytest.raises(jb.InvalidArgument, match="nonnegative integer"):
+        stepper.set_max_induced_impacts_per_step(-1)
     with pytest.raises(jb.InvalidArgument, match="PLUS"):
         stepper.set_impulse_solver_type("PLUS")
     with pytest.raises(jb.InvalidArgument, match="nonnegative"):

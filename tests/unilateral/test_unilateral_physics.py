@@ -20,6 +20,7 @@ from contact_systems import (
     block_on_incline,
     box_on_four_points,
     crossed_edges,
+    newtons_cradle,
     pendulum_with_stops,
     rope_pendulum,
     sphere_on_ground,
@@ -185,3 +186,24 @@ def test_sliding_sphere_starts_rolling_at_five_sevenths():
     assert_close(final.u[jnp.array([2, 3])], jnp.array([-50 / 7, 5 / 7]), 1e-6, "rolling w_z, v_x")
     assert abs(float(final.q[5]) - 0.1) < 1e-9  # stays on the plane
     assert bool(np.all(np.asarray(reports.converged)))
+
+
+@pytest.mark.parametrize("induced, restitution, expected, rounds", [
+    ("simultaneous", "newton", (-1 / 3, 2 / 3, 2 / 3), 1),
+    ("sequential", "newton", (0.0, 0.0, 1.0), 2),
+    ("mixed", "newton", (0.0, 0.0, 1.0), 2),
+    ("sequential", "poisson", (0.0, 0.0, 1.0), 3),
+])
+def test_newtons_cradle(induced, restitution, expected, rounds):
+    """Three touching equal spheres (COR 1), the first arriving at 1 m/s. Sequential (and Mixed) impacts
+    resolve the contacts one after the other: ball 1 stops, ball 2 passes its momentum on, ball 3 leaves at
+    1 m/s (the textbook cradle, Simbody's motivation for induced impacts). The Simultaneous model solves both
+    contacts together: Newton's law on contact 1-2 (v2 - v1 = 1), contact 2-3 closed (v3 = v2) and momentum 1
+    give (-1/3, 2/3, 2/3). Exact up to the PGS tolerance (1e-6). Rounds: Newton 1-2 then 2-3; Poisson
+    compression 1-2, then its expansion with compression 2-3, then the expansion of 2-3."""
+    stepper, _ = newtons_cradle(induced, restitution)
+    q0 = jnp.array([-0.2, 0, 0, 0.0, 0, 0, 0.2, 0, 0])
+    u0 = jnp.zeros(9).at[0].set(1.0)
+    final, report = stepper.step(stepper.model.default_state().set_q(q0).set_u(u0), H)
+    assert_close(final.u[jnp.array([0, 3, 6])], jnp.array(expected), 1e-6, f"{induced} {restitution}")
+    assert int(report.num_impact_rounds) == rounds
