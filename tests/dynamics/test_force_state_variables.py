@@ -9,10 +9,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from systems import conservative_tree_10
 
 import jaxbody as jb
 from jaxbody._dynamics.forces import ForceElement
-from systems import conservative_tree_10
 
 
 class _Lag(ForceElement):
