@@ -40,5 +40,6 @@ from jaxbody.errors import JaxbodyError as JaxbodyError
 from jaxbody.errors import StageViolation as StageViolation
 from jaxbody.errors import TopologyFrozen as TopologyFrozen
 from jaxbody.errors import UnknownParent as UnknownParent
+from jaxbody import io as io  # noqa: E402  (importers: jb.io.load_urdf, load_mjcf, load_osim)
 
 __version__ = "0.1.0"
