@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from jaxbody._api.constraint import Constraint
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem
 from jaxbody._math.spatial import Transform
@@ -65,7 +66,8 @@ class ImportedModel:
 
     bodies: name -> MobilizedBody (Ground included under the file's root/world name);
     frames: every link/body name -> Frame (a fused link keeps its frame on the body it was fused into);
-    coordinates: joint name -> Coordinate; joint_limits: joint name -> (lower, upper) in the joint's q units;
+    coordinates: joint name -> Coordinate; constraints: name -> the Constraint made from a URDF mimic
+    ("mimic <joint>") or an MJCF equality (its name, or "equality<i>"); joint_limits: joint name -> (lower, upper) in the joint's q units;
     damping / armature: joint name -> coefficient, metadata only (not applied as forces);
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual.
     """
@@ -76,6 +78,7 @@ class ImportedModel:
     bodies: dict[str, MobilizedBody]
     frames: dict[str, Frame]
     coordinates: dict[str, Coordinate]
+    constraints: dict[str, Constraint]
     joint_limits: dict[str, tuple[float, float]]
     damping: dict[str, float]
     armature: dict[str, float]

@@ -113,7 +113,7 @@ def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
         mobods.append(parent)
     bodies = {body_names[b]: mobods[b] for b in range(m.nbody)}
     bodies.update({c.mobilized_body.name: c.mobilized_body for c in coordinates.values()})  # intermediates
-    add_equalities(mujoco, m, matter, mobods, coordinates, joint_names)
+    constraints = add_equalities(mujoco, m, matter, mobods, coordinates, joint_names)
     gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
@@ -124,8 +124,8 @@ def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies,
         frames={body_names[b]: Frame(mobods[b], Transform()) for b in range(m.nbody)}, coordinates=coordinates,
-        joint_limits={joint_names[j]: tuple(float(x) for x in m.jnt_range[j]) for j in range(m.njnt)
-                      if m.jnt_limited[j]},
+        constraints=constraints,
+        joint_limits={joint_names[j]: tuple(float(x) for x in m.jnt_range[j]) for j in range(m.njnt) if m.jnt_limited[j]},
         damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
     )

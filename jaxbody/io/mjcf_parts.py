@@ -28,7 +28,8 @@ def joint_polynomial_error(q, params):
 
 
 def add_equalities(mujoco, m, matter, mobods, coordinates, joint_names):
-    """Each equality as the exact jaxbody constraint (see jaxbody.io.mjcf); returns nothing."""
+    """Each equality as the exact jaxbody constraint (see jaxbody.io.mjcf); returns name -> Constraint."""
+    constraints = {}
     eq_names = names(mujoco, m, mujoco.mjtObj.mjOBJ_EQUALITY, m.neq, "equality")
     for e in range(m.neq):
         kind, data, name = int(m.eq_type[e]), np.asarray(m.eq_data[e], dtype=float), eq_names[e]
@@ -53,6 +54,8 @@ def add_equalities(mujoco, m, matter, mobods, coordinates, joint_names):
                                   f"(connect, weld and joint are)")
         if not m.eq_active0[e]:
             c.set_disabled_by_default(True)
+        constraints[name] = c
+    return constraints
 
 
 def mjcf_visuals(mujoco, m, body_names) -> list[Visual]:

@@ -119,14 +119,12 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     if fused:
         warnings.warn(f"URDF: links on fixed joints were fused into the body that carries them (mass added, frame "
                       f"kept in ImportedModel.frames), as Pinocchio does: {', '.join(fused)}", stacklevel=2)
-    for j in joints:
-        if j.mimic is not None:
-            _add_mimic(matter, j, by_name, coordinates)
+    constraints = {f"mimic {j.name}": _add_mimic(matter, j, by_name, coordinates) for j in joints if j.mimic}
     gravity = np.asarray(gravity, dtype=float)
     Force.UniformGravity(forces, matter, gravity)
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
-        joint_limits={j.name: j.limits for j in joints if j.limits is not None},
+        constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},
         damping={j.name: j.damping for j in joints if j.damping != 0},
         armature={}, gravity=gravity, visuals=urdf_visuals(root_node, host, X_host),
     )
@@ -140,6 +138,6 @@ def _add_mimic(matter, j, by_name, coordinates):
         if name not in coordinates or coordinates[name].nq != 1:
             raise InvalidArgument(f"URDF {j.node.where()}: <mimic> couples joint {name!r}, which is not a "
                                   f"one-coordinate moving joint")
-    Constraint.CoordinateCoupler(matter, mimic_error, [coordinates[j.name].mobilized_body,
+    return Constraint.CoordinateCoupler(matter, mimic_error, [coordinates[j.name].mobilized_body,
                                                        coordinates[target].mobilized_body],
-                                 [0, 0], params=[multiplier, offset], name=f"mimic {j.name}")
+                                        [0, 0], params=[multiplier, offset], name=f"mimic {j.name}")

@@ -6,8 +6,9 @@ random states (seeded). Stored in each library's own coordinates; the tests appl
 URDF (Pinocchio): q, v, tau, a; M = crba, ddq = aba(q, v, tau), rnea(q, v, a), oMi of every joint (4x4);
 fixed base and floating base (JointModelFreeFlyer). Gravity: Pinocchio's default (0, 0, -9.81).
 MJCF (MuJoCo): qpos, qvel, qfrc_applied; M = mj_fullM, qacc of mj_forward with constraints, contacts,
-springs, dampers and actuation disabled, body poses xpos/xmat. Armature is set to zero in the generator's copy
-(jaxbody has none); damping and stiffness need nothing (disabled).
+springs, dampers and actuation disabled, body poses xpos/xmat; with only equalities enabled (contacts, limits
+and friction loss off) their residual rows efc_pos (eq_pos; eq_id: the equality of each row). Armature is set to zero in the
+generator's copy (jaxbody has none); damping and stiffness need nothing (disabled).
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def mjcf_golden(file):
     m.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_CONTACT
                            | mujoco.mjtDisableBit.mjDSBL_DAMPER | mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
     d = mujoco.MjData(m)
+    m_eq = mujoco.MjModel.from_xml_path(os.path.join(MODELS, file))   # equality rows only: MuJoCo's residuals
+    m_eq.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_LIMIT
+                              | mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS)
+    d_eq = mujoco.MjData(m_eq)
+    eq_pos = []
     rng = np.random.default_rng(29 + len(file))
     out = {k: [] for k in ("qpos", "qvel", "tau", "M", "qacc", "xpos", "xmat")}
     for _ in range(N_STATES):
@@ -86,12 +92,20 @@ def mjcf_golden(file):
                 qpos[a] = rng.uniform(-1.5, 1.5)
         d.qpos[:], d.qvel[:], d.qfrc_applied[:] = qpos, rng.normal(size=m.nv), rng.normal(size=m.nv)
         mujoco.mj_forward(m, d)
+        d_eq.qpos[:] = qpos
+        mujoco.mj_forward(m_eq, d_eq)
+        eq_pos.append(np.array(d_eq.efc_pos[:d_eq.nefc]))
         M = np.zeros((m.nv, m.nv))
         mujoco.mj_fullM(m, d, M)
         for k, x in (("qpos", qpos), ("qvel", d.qvel), ("tau", d.qfrc_applied), ("M", M), ("qacc", d.qacc),
                      ("xpos", d.xpos), ("xmat", d.xmat.reshape(-1, 3, 3))):
             out[k].append(np.array(x))
-    return {**{k: np.array(v) for k, v in out.items()}, "qpos0": m.qpos0.copy()}
+    return {**{k: np.array(v) for k, v in out.items()}, "qpos0": m.qpos0.copy(), "eq_pos": np.array(eq_pos),
+            "eq_id": np.array(d_eq.efc_id[:d_eq.nefc]), "jnt_type": m.jnt_type.copy(),
+            "jnt_qposadr": m.jnt_qposadr.copy(), "jnt_dofadr": m.jnt_dofadr.copy(),
+            "joint_names": np.array([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(m.njnt)]),
+            "body_names": np.array([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or "world" for b in range(m.nbody)]),
+            "eq_names": np.array([mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_EQUALITY, e) for e in range(m.neq)])}
 
 
 def main():
