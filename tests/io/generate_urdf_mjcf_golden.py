@@ -3,7 +3,8 @@
 Needs pinocchio 4.x and mujoco (the generator only; the tests read tests/io/golden/*.npz). Each model gets 10
 random states (seeded). Stored in each library's own coordinates; the tests apply the documented maps.
 
-URDF (Pinocchio): q, v, tau, a; M = crba, ddq = aba(q, v, tau), rnea(q, v, a), oMi of every joint (4x4);
+URDF (Pinocchio): q, v, tau, a; M = crba, ddq = aba(q, v, tau), rnea(q, v, a), oMi of every joint and oMf of every link
+(BODY frames, fused links included) (4x4);
 fixed base and floating base (JointModelFreeFlyer). Gravity: Pinocchio's default (0, 0, -9.81).
 MJCF (MuJoCo): qpos, qvel, qfrc_applied; M = mj_fullM, qacc of mj_forward with constraints, contacts,
 springs, dampers and actuation disabled, body poses xpos/xmat; with only equalities enabled (contacts, limits
@@ -35,7 +36,8 @@ def urdf_golden(file, floating):
     model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
     data = model.createData()
     rng = np.random.default_rng(17 + len(file) + floating)
-    out = {k: [] for k in ("q", "v", "tau", "a", "M", "ddq", "rnea", "oMi")}
+    out = {k: [] for k in ("q", "v", "tau", "a", "M", "ddq", "rnea", "oMi", "oMf")}
+    links = [f for f in range(model.nframes) if model.frames[f].type == pin.FrameType.BODY]
     for _ in range(N_STATES):
         q = pin.neutral(model)
         for j in range(1, model.njoints):
@@ -57,13 +59,14 @@ def urdf_golden(file, floating):
         out["M"].append(np.triu(M) + np.triu(M, 1).T)
         out["ddq"].append(pin.aba(model, data, q, v, tau).copy())
         out["rnea"].append(pin.rnea(model, data, q, v, a).copy())
-        pin.forwardKinematics(model, data, q)
+        pin.framesForwardKinematics(model, data, q)
         out["oMi"].append(np.array([data.oMi[j].homogeneous for j in range(1, model.njoints)]))
+        out["oMf"].append(np.array([data.oMf[f].homogeneous for f in links]))
     names = list(model.names)[1:]
     return {**{k: np.array(v) for k, v in out.items()}, "joint_names": np.array(names),
             "idx_q": np.array([model.joints[j].idx_q for j in range(1, model.njoints)]),
             "idx_v": np.array([model.joints[j].idx_v for j in range(1, model.njoints)]),
-            "gravity": np.array(model.gravity.linear)}
+            "gravity": np.array(model.gravity.linear), "link_names": np.array([model.frames[f].name for f in links])}
 
 
 def mjcf_golden(file):

@@ -59,6 +59,7 @@ def case(request):
     model = imported.system.realize_topology()
     golden = dict(np.load(os.path.join(HERE, "golden", f"pinocchio_{stem}_{base}.npz")))
     mobods = [imported.coordinates[str(n)].mobilized_body for n in golden["joint_names"]]
+    frames = [imported.frames[str(n)] for n in golden["link_names"]]
 
     @jax.jit
     @jax.vmap
@@ -66,7 +67,7 @@ def case(request):
         s = model.realize(model.default_state().set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Dynamics)
         udot, _ = model.calc_acceleration_ignoring_constraints(s, s.dynamics.mobility_forces, s.dynamics.body_forces)
         residual = model.calc_residual_force_ignoring_constraints(s, jnp.zeros_like(u), s.dynamics.body_forces, udot_id)
-        X = [b.get_body_transform(s) for b in mobods]
+        X = [b.get_body_transform(s) for b in mobods] + [f.mobilized_body.get_body_transform(s) * f.X_BF for f in frames]
         return model.calc_m(s), udot, residual, jnp.stack([x.R for x in X]), jnp.stack([x.p for x in X])
 
     maps = [coordinate_map(imported, golden, k) for k in range(len(golden["q"]))]
@@ -92,7 +93,9 @@ def test_inverse_dynamics(case):
     assert_close(case["residual"], np.einsum("kij,ki->kj", T, g["rnea"]), 1e-10, "residual vs pin.rnea")
 
 
-def test_joint_placements(case):
-    oMi = case["golden"]["oMi"]
-    assert_close(case["R"], oMi[..., :3, :3], 1e-10, "R_GB vs oMi")
-    assert_close(case["p"], oMi[..., :3, 3], 1e-10, "p_GB vs oMi")
+def test_joint_and_link_placements(case):
+    """Every joint frame (X_GB vs oMi) and every link frame, fused links included (X_GB X_BF vs oMf)."""
+    g = case["golden"]
+    placements = np.concatenate([g["oMi"], g["oMf"]], axis=1)
+    assert_close(case["R"], placements[..., :3, :3], 1e-10, "R_GB vs oMi, oMf")
+    assert_close(case["p"], placements[..., :3, 3], 1e-10, "p_GB vs oMi, oMf")
