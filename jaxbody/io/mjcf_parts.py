@@ -43,9 +43,7 @@ def add_equalities(mujoco, m, matter, mobods, coordinates, joint_names):
             frame1 = Transform(quaternion_matrix(data[6:10]), data[3:6])
             c = Constraint.Weld(mobods[obj1], frame1, mobods[obj2], Transform(data[0:3]), name=name)
         elif kind == mujoco.mjtEq.mjEQ_JOINT:
-            joints = [joint_names[obj1]] + ([joint_names[obj2]] if obj2 >= 0 else [])
-            if any(coordinates[j].nq != 1 for j in joints):
-                raise InvalidArgument(f"MJCF equality {name!r}: joint equalities couple hinge or slide joints only")
+            joints = [joint_names[obj1]] + ([joint_names[obj2]] if obj2 >= 0 else [])  # hinge/slide (MuJoCo checks)
             c = Constraint.CoordinateCoupler(matter, joint_polynomial_error,
                                              [coordinates[j].mobilized_body for j in joints], [0] * len(joints),
                                              params=data[0:5], name=name)
