@@ -49,7 +49,9 @@ class Visual:
     X_BV: (4, 4) numpy homogeneous transform of the geometry frame V in the body frame B (metres).
     kind: one of ``VISUAL_KINDS``. size (metres, numpy): sphere (radius,); box (half-extents x, y, z);
     cylinder and capsule (radius, half-length along V's z); mesh (scale x, y, z).
-    mesh: the mesh file name as written in the file (None for primitives); rgba: (4,) or None.
+    mesh: URDF: the mesh file name as written (e.g. "package://..."); MJCF: the mesh asset's name (MuJoCo
+    re-centres mesh vertices at compile time, so X_BV is the compiled mesh frame); None for primitives.
+    rgba: (4,) or None.
     """
 
     body: str
@@ -66,7 +68,7 @@ class ImportedModel:
 
     bodies: name -> MobilizedBody (Ground included under the file's root/world name);
     frames: every link/body name -> Frame (a fused link keeps its frame on the body it was fused into);
-    coordinates: joint name -> Coordinate; constraints: name -> the Constraint made from a URDF mimic
+    coordinates: joint name -> Coordinate (a URDF floating base is "root_joint", as in Pinocchio); constraints: name -> the Constraint made from a URDF mimic
     ("mimic <joint>") or an MJCF equality (its name, or "equality<i>"); joint_limits: joint name -> (lower, upper) in the joint's q units;
     damping / armature: joint name -> coefficient, metadata only (not applied as forces);
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual.

@@ -12,7 +12,8 @@ import dataclasses
 
 import numpy as np
 
-from jaxbody.errors import InvalidArgument
+from jaxbody._math.inertia import check_inertia_matrix
+from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._xml import Node
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -85,6 +86,12 @@ def _link(node: Node) -> Link:
     keys = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
     xx, yy, zz, xy, xz, yz = (float(_floats(inertia, k, 1, [0.0], node)[0]) for k in keys)
     I_inertial = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    if mass < 0:
+        raise InvalidArgument(f"URDF {node.where()}: negative mass {mass}")
+    try:
+        check_inertia_matrix(I_inertial, "inertia about the mass center")
+    except InvalidInertia as e:
+        raise InvalidArgument(f"URDF {node.where()}: {e}") from None
     return Link(node.attrib["name"], node, mass, com, R @ I_inertial @ R.T, True)
 
 

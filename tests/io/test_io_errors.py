@@ -43,6 +43,13 @@ def test_bad_urdf(text, message):
         jb.io.load_urdf(text)
 
 
+def test_bad_inertia():
+    text = urdf(["base", "a"], [("j1", "revolute", "base", "a")]).replace('ixx="0.1"', 'ixx="0.5"', 1)
+    with pytest.raises(jb.InvalidArgument, match=r"<link name='base'> \(line 2\): inertia about the mass center "
+                                                 r"violates the triangle inequality"):
+        jb.io.load_urdf(text)
+
+
 def test_bad_mimic():
     text = urdf(["base", "a"], [("j1", "revolute", "base", "a")]).replace("</joint>", '<mimic joint="j9"/></joint>')
     with pytest.raises(jb.InvalidArgument, match=r"<joint name='j1'> \(line 4\): <mimic> names an unknown joint 'j9'"):

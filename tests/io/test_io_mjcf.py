@@ -144,3 +144,15 @@ def test_equalities_hold_at_qpos0_and_after_project(equalities):
     projected, results = imported.system.project(perturbed, 1e-12)
     assert bool(results.success)
     assert np.max(np.abs(errors(projected))) < 1e-10
+
+
+def test_visuals_and_metadata():
+    """Geoms as Visual records in MuJoCo's sizes (half-extents, half-lengths); metadata in radians."""
+    imported = build("equalities")["imported"]
+    kinds = {v.body: (v.kind, v.size.tolist()) for v in imported.visuals}
+    assert kinds["base"] == ("box", [0.1, 0.1, 0.05]) and kinds["floater"] == ("cylinder", [0.04, 0.1])
+    assert kinds["slider"] == ("box", [0.05, 0.03, 0.02]) and kinds["arm2"] == ("capsule", [0.03, 0.15])
+    humanoid = load("mjx_humanoid.xml")
+    assert np.allclose(humanoid.joint_limits["knee_right"], np.radians([-160, 2]))
+    assert humanoid.armature["knee_right"] == 0.01 and humanoid.damping["knee_right"] == 0.2
+    assert np.array_equal(humanoid.gravity, [0, 0, -9.81])

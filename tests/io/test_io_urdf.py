@@ -85,6 +85,7 @@ def test_mass_matrix(case):
 
 def test_forward_dynamics(case):
     g, T = case["golden"], case["T"]
+    assert np.array_equal(case["imported"].gravity, g["gravity"])   # load_urdf's default is Pinocchio's
     assert_close(np.einsum("kij,kj->ki", T, case["udot"]) - case["bias"], g["ddq"], 1e-10, "udot vs pin.aba")
 
 
