@@ -108,7 +108,7 @@ def test_fused_visuals_and_metadata():
     assert imported.frames["panda_hand"].mobilized_body is imported.bodies["panda_link7"]
     assert_close(hand[0].X_BV[:3, :3], np.asarray(X.R), 1e-15, "visual at the hand frame")
     assert_close(hand[0].X_BV[:3, 3], np.asarray(X.p), 1e-15, "visual at the hand frame")
-    assert imported.joint_limits["panda_joint4"] == (-3.0718, -0.0698)
+    assert imported.joint_limits["panda_joint4"] == (-3.0718, -0.0698) and imported.damping["panda_joint4"] == 0.003
     assert list(imported.constraints) == ["mimic panda_finger_joint2"]
     box = jb.io.load_urdf('<robot name="r"><link name="a"><visual><origin xyz="1 2 3"/><geometry><box size="0.2 0.4 0.6"/>'
                           '</geometry><material name="m"><color rgba="1 0 0 1"/></material></visual></link></robot>')
