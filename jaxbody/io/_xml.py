@@ -16,12 +16,12 @@ class Node:
     tag: str
     attrib: dict[str, str]
     line: int
-    children: list["Node"] = dataclasses.field(default_factory=list)
+    children: list[Node] = dataclasses.field(default_factory=list)
 
-    def find(self, tag: str) -> "Node | None":
+    def find(self, tag: str) -> Node | None:
         return next((c for c in self.children if c.tag == tag), None)
 
-    def findall(self, tag: str) -> list["Node"]:
+    def findall(self, tag: str) -> list[Node]:
         return [c for c in self.children if c.tag == tag]
 
     def where(self) -> str:

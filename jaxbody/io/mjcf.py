@@ -31,7 +31,6 @@ import warnings
 import numpy as np
 
 from jaxbody._api.body import Body
-from jaxbody._api.constraint import Constraint
 from jaxbody._api.force import Force
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem

@@ -1,6 +1,5 @@
 """Bad URDF and MJCF files raise jaxbody.errors.InvalidArgument naming the element (and its line)."""
 
-import re
 import warnings
 
 import pytest
@@ -80,8 +79,8 @@ MJCF = """<mujoco>
     ('<joint name="j" type="slide" ref="0.3"/>', "", r"MJCF joint 'j': ref = 0.3 is not supported"),
     ('<joint name="j" type="ball"/>', '<equality><joint name="e" joint1="j" joint2="h"/></equality>',
      r"MJCF: Error: only HINGE and SLIDE joint allowed in constraint\nElement name 'e', id 0, line 9"),
-    ('<joint name="j"/>', '<tendon><fixed name="t"><joint joint="h" coef="1"/></fixed></tendon>'
-     '<equality><tendon name="e" tendon1="t"/></equality>',
+    ('<joint name="j"/>', ('<tendon><fixed name="t"><joint joint="h" coef="1"/></fixed></tendon>'
+                           '<equality><tendon name="e" tendon1="t"/></equality>'),
      r"MJCF equality 'e': type mjEQ_TENDON is not supported \(connect, weld and joint are\)"),
     ('<joint name="j"/><site name="s" pos="0 0 0"/>',
      '<equality><connect name="e" site1="s" site2="s2"/></equality>', r"MJCF"),

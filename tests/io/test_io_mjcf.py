@@ -84,7 +84,7 @@ def build(stem):
     u = np.linalg.solve(T, g["qvel"][..., None])[..., 0]
     tau = np.einsum("kij,ki->kj", T, g["tau"])
     M, udot, R, p, perr = evaluate(q, u, tau)
-    return dict(g=g, T=T, M=M, udot=udot, R=R, p=p, perr=perr, imported=imported, model=model)
+    return {"g": g, "T": T, "M": M, "udot": udot, "R": R, "p": p, "perr": perr, "imported": imported, "model": model}
 
 
 @pytest.fixture(scope="module", params=["mjx_humanoid", "equalities"])

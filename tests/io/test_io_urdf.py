@@ -75,7 +75,8 @@ def case(request):
     tau = np.einsum("kij,ki->kj", T, golden["tau"])                                    # tau_jb = T^T tau_pin
     udot_id = np.linalg.solve(T, (golden["a"] + bias)[..., None])[..., 0]
     M, udot, residual, R, p = evaluate(q, u, tau, udot_id)
-    return dict(golden=golden, T=T, bias=bias, M=M, udot=udot, residual=residual, R=R, p=p, imported=imported)
+    return {"golden": golden, "T": T, "bias": bias, "M": M, "udot": udot, "residual": residual, "R": R, "p": p,
+            "imported": imported}
 
 
 def test_mass_matrix(case):

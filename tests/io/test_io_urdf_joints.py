@@ -139,5 +139,8 @@ def test_imported_robot_under_jit_vmap_grad(ur5):
     single = jax.jit(udot)
     assert_close(batched, np.array([single(q, u) for q, u in zip(qs, us)]), 1e-12, "vmap vs single")
     weights = jnp.asarray(rng.normal(size=6))
-    f = lambda q: jnp.dot(weights, udot(q, jnp.asarray(us[0])))  # noqa: E731
+
+    def f(q):
+        return jnp.dot(weights, udot(q, jnp.asarray(us[0])))
+
     assert_grad_matches_fd(f, jnp.asarray(qs[0]), 1e-6, 1e-6, "d(w . udot)/dq", grad=jax.jit(jax.grad(f))(jnp.asarray(qs[0])))
