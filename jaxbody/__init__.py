@@ -9,6 +9,7 @@ jaxbody computes in the dtype of its inputs and never changes JAX's global
 flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 """
 
+from jaxbody import io as io  # importers: jb.io.load_urdf, load_mjcf, load_osim
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
 from jaxbody._api.force import Force as Force
