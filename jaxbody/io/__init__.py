@@ -1,0 +1,3 @@
+"""Model importers (host-side): ``load_osim`` reads OpenSim 4.x ``.osim`` files without OpenSim installed."""
+
+from jaxbody.io.osim import load_osim as load_osim
