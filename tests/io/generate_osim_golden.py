@@ -13,7 +13,13 @@
    M (``calcM``), udot under gravity (``realizeAcceleration``, constraints enforced), every body's X_GB,
    QErr and UErr, and QErr at q perturbed by normal(0, 0.05) (not assembled). It also records each
    coordinate's index in OpenSim's q and u (found by setting it alone). Writes tests/io/golden/<name>.npz.
-3. Functions: OpenSim Constant, LinearFunction (1 and 2 arguments), PolynomialFunction, SimmSpline (2, 3, 4,
+3. A small model written here with OpenSim's API, ``joints_constraints``: every supported joint type (Pin,
+   Slider, Universal, Ball, Gimbal, Planar, Free, Weld and a two-coordinate CustomJoint with Polynomial,
+   Multiplier(SimmSpline), two-argument Linear and Constant functions whose <coordinates> list is written in
+   the opposite order to the SpatialTransform's), offset frames with rotations, and the four geometric
+   constraints (Point, ConstantDistance, PointOnLine, Weld between offset frames) plus one PointConstraint
+   that is not enforced; same numbers as above.
+4. Functions: OpenSim Constant, LinearFunction (1 and 2 arguments), PolynomialFunction, SimmSpline (2, 3, 4,
    9 knots), MultiplierFunction and a NaturalCubicSpline (read by OpenSim as a SimmSpline) written to
    tests/io/golden/osim_functions.xml, with calcValue and first and second calcDerivative at sample points
    in tests/io/golden/osim_functions.npz.
@@ -134,7 +140,8 @@ def read_function(path):
 
 def functions_golden(rng):
     knots = np.sort(rng.uniform(-1.5, 2.0, 9))
-    multiplied = spline(knots, np.cos(knots))  # kept alive: the MultiplierFunction refers to it
+    multiplied = spline(knots, np.cos(knots))
+    multiplied.thisown = False  # the MultiplierFunction owns (and deletes) its inner function
     specs = [  # (name, OpenSim function, number of arguments, abscissae for samples)
         ("constant", osim.Constant(1.7), 1, None),
         ("linear", osim.LinearFunction(2.5, -0.3), 1, None),
@@ -184,6 +191,90 @@ def functions_golden(rng):
     print("functions:", ", ".join(name for name, *_ in specs), "+ natural_cubic_spline")
 
 
+def vec3(v):
+    return osim.Vec3(*[float(a) for a in v])
+
+
+def random_body(name, rng):
+    moments = rng.uniform(0.02, 0.1, 3)
+    moments = np.array([moments[1] + moments[2], moments[0] + moments[2], moments[0] + moments[1]])
+    products = rng.uniform(-0.005, 0.005, 3)
+    return osim.Body(name, float(rng.uniform(0.5, 3.0)), vec3(rng.uniform(-0.1, 0.1, 3)),
+                     osim.Inertia(*moments, *products))
+
+
+def custom_transform():
+    st = osim.SpatialTransform()
+    inner = spline([-2, -1, 0, 1, 2], [0.0, 0.02, 0.05, 0.03, -0.01])
+    inner.thisown = False  # the MultiplierFunction owns (and deletes) its inner function
+    specs = [  # axis, coordinates, function
+        ([0, 0, 1], ["c_a"], osim.PolynomialFunction(osim.Vector([0.2, -0.1, 0.9, 0.05]))),
+        ([1, 0, 0], ["c_b"], osim.LinearFunction(0.8, 0.0)),
+        ([0, 1, 0], [], osim.Constant(0.0)),
+        ([1, 0, 0], ["c_a"], osim.MultiplierFunction(inner, 1.5)),
+        ([0, 1, 0], ["c_a", "c_b"], osim.LinearFunction(array([0.03, -0.02, 0.1]))),
+        ([0, 0, 1], [], osim.Constant(0.04)),
+    ]
+    for i, (axis, coords, function) in enumerate(specs):
+        axis_i = st.updTransformAxis(i)
+        axis_i.setAxis(vec3(axis))
+        names = osim.ArrayStr()
+        for c in coords:
+            names.append(c)
+        axis_i.setCoordinateNames(names)
+        axis_i.set_function(function)
+    return st
+
+
+def write_joints_constraints(rng):
+    """The synthetic model (see the module docstring) as tests/models/osim/joints_constraints.osim."""
+    model = osim.Model()
+    model.setName("joints_constraints")
+    model.setGravity(vec3([0.3, -9.81, 0.2]))
+    ground = model.getGround()
+    b = {n: random_body(n, rng) for n in ("pin", "slider", "universal", "ball", "gimbal", "planar", "free", "weld", "custom")}
+    for body in b.values():
+        model.addBody(body)
+
+    def place():
+        return vec3(rng.uniform(-0.3, 0.3, 3)), vec3(rng.uniform(-0.5, 0.5, 3))
+
+    joints = [
+        (osim.PinJoint, "j_pin", ground, b["pin"]), (osim.SliderJoint, "j_slider", b["pin"], b["slider"]),
+        (osim.UniversalJoint, "j_universal", b["slider"], b["universal"]), (osim.BallJoint, "j_ball", b["pin"], b["ball"]),
+        (osim.GimbalJoint, "j_gimbal", b["ball"], b["gimbal"]), (osim.PlanarJoint, "j_planar", ground, b["planar"]),
+        (osim.FreeJoint, "j_free", ground, b["free"]), (osim.WeldJoint, "j_weld", b["free"], b["weld"]),
+    ]
+    for cls, name, parent, child in joints:
+        model.addJoint(cls(name, parent, *place(), child, *place()))
+    model.addJoint(osim.CustomJoint("j_custom", b["planar"], *place(), b["custom"], *place(), custom_transform()))
+    constraints = [
+        ("point", osim.PointConstraint(b["slider"], vec3([0.1, 0.0, 0.0]), b["gimbal"], vec3([0.0, 0.1, 0.0]))),
+        ("distance", osim.ConstantDistanceConstraint(b["universal"], vec3([0.05, 0, 0]), b["planar"], vec3([0, 0.05, 0]), 0.6)),
+        ("point_on_line", osim.PointOnLineConstraint(b["weld"], vec3([1, 1, 0]), vec3([0.1, 0, 0]), b["custom"], vec3([0, 0.1, 0]))),
+        ("weld_to_ground", osim.WeldConstraint("weld_to_ground", ground, vec3([0.2, 0.4, 0.1]), vec3([0.1, 0.2, 0.3]),
+                                               b["free"], vec3([0.0, 0.1, 0.0]), vec3([0.3, 0.0, -0.2]))),
+        ("not_enforced", osim.PointConstraint(b["pin"], vec3([0, 0, 0]), b["custom"], vec3([0, 0, 0]))),
+    ]
+    for name, constraint in constraints:
+        constraint.setName(name)
+        model.addConstraint(constraint)
+    constraints[-1][1].set_isEnforced(False)
+    model.finalizeConnections()
+    for c in model.getCoordinateSet():
+        if c.getMotionType() == 2:  # translational
+            c.setRangeMin(-0.3)
+            c.setRangeMax(0.3)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "joints_constraints.osim"
+        model.printToXML(str(out))
+        text = re.sub(r"[ \t]*<!--.*?-->[ \t]*\n?", "", out.read_text(), flags=re.S)
+    # The CustomJoint's <coordinates> in the opposite order to its SpatialTransform's: OpenSim reorders them.
+    first, second = (re.search(rf"<Coordinate name=\"{n}\">.*?</Coordinate>", text, flags=re.S) for n in ("c_a", "c_b"))
+    text = text[:first.start()] + second.group(0) + text[first.end():second.start()] + first.group(0) + text[second.end():]
+    (MODELS / "joints_constraints.osim").write_text(text)
+
+
 def main():
     source_dir = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/osimrl/osim-rl-3.0.11/osim/models")
     MODELS.mkdir(parents=True, exist_ok=True)
@@ -192,6 +283,8 @@ def main():
     for name, file in SOURCES.items():
         convert(source_dir / file, MODELS / f"{name}.osim")
         model_golden(name, rng)
+    write_joints_constraints(rng)
+    model_golden("joints_constraints", rng)
     functions_golden(rng)
 
 
