@@ -29,7 +29,7 @@ from jaxbody._api.force import Force
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem
 from jaxbody._math.inertia import Inertia, MassProperties
-from jaxbody.errors import InvalidArgument
+from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.osim_joints import Coordinate, add_joint
@@ -105,9 +105,11 @@ def _rigid_body(doc: OsimDocument, element) -> Body:
     mass = numbers(doc, element, "mass", owner, 1)[0]
     com = numbers(doc, element, "mass_center", owner, 3, default=[0, 0, 0])
     inertia = numbers(doc, element, "inertia", owner, 6, default=[0] * 6)
+    if mass < 0:
+        raise element_error(doc, element, owner, f"negative mass {mass}")
     try:
         return Body.Rigid(MassProperties.from_central_inertia(mass, com, Inertia(*inertia)))
-    except InvalidArgument as e:
+    except (InvalidArgument, InvalidInertia) as e:
         raise element_error(doc, element, owner, str(e)) from None
 
 
