@@ -12,7 +12,9 @@ OpenSim runs Simbody in Euler-angle mode, so the matter subsystem is set to Eule
 body-fixed X-Y-Z angles, as OpenSim's coordinates). A locked coordinate is held at its default value by a
 ``jb.Constraint.ConstantCoordinate`` named ``"<coordinate>/locked"`` (OpenSim: a Simbody PrescribedMotion to a
 constant, same equation ``q - value``); these come first in ``constraints``, in joint order, then the
-ConstraintSet's, which is OpenSim's constraint (QErr) order. Clamped and prescribed are metadata only.
+ConstraintSet's, which is OpenSim's constraint (QErr) order. Clamped is metadata only; prescribed coordinates
+are imported free, with a warning. The default State (``ImportedOsim.default_state``) has the default values
+and speeds but, unlike OpenSim's initSystem, is not assembled: call ``system.project`` for that.
 """
 
 from __future__ import annotations
@@ -173,6 +175,10 @@ def load_osim(path) -> ImportedOsim:
     visuals = [] if ground is None else _visuals(doc, frames, ground, GROUND)
     for p, b in body_elements.items():
         visuals += _visuals(doc, frames, b, p)
+    prescribed = [n for n, c in coordinates.items() if c.prescribed]
+    if prescribed:
+        warnings.warn(f"load_osim({doc.source}): coordinates {prescribed} are prescribed in OpenSim; jaxbody imports "
+                      "them free (prescribe them with a jb.Motion)", stacklevel=2)
     skipped = [f"{e.tag} {e.get('name')}" for s in ("ForceSet", "ControllerSet") for e in objects(doc, s)]
     if skipped:
         warnings.warn(f"load_osim({doc.source}): skipped {len(skipped)} force(s)/actuator(s)/controller(s) "

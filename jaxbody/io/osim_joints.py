@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._math.spatial import Transform
 from jaxbody.io.opensim_functions import OsimFunction, parse_function
@@ -162,7 +160,7 @@ def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rig
 
 def _coordinate(doc, element, joint_name, mobod, k) -> Coordinate:
     owner = f"coordinate {element.get('name')!r}"
-    value_range = numbers(doc, element, "range", owner, 2, default=[-np.pi / 2, np.pi / 2])
+    value_range = numbers(doc, element, "range", owner, 2, default=[-10.0, 10.0])  # OpenSim's default
     return Coordinate(
         name=element.get("name"), joint=joint_name, body=mobod, q_index=k,
         default_value=numbers(doc, element, "default_value", owner, 1, default=[0.0])[0],

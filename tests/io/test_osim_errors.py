@@ -32,7 +32,14 @@ GOOD = f"""<?xml version="1.0" encoding="UTF-8" ?>
   <gravity>0 -9.80665 0</gravity>
   <BodySet name="bodyset"><objects>
     <Body name="thigh"><mass>2</mass><mass_center>0 -0.2 0</mass_center><inertia>0.05 0.01 0.05 0.001 0 0</inertia></Body>
-    <Body name="shank"><mass>1.5</mass><mass_center>0 -0.2 0.01</mass_center><inertia>0.03 0.005 0.03 0 0 0</inertia></Body>
+    <Body name="shank"><mass>1.5</mass><mass_center>0 -0.2 0.01</mass_center><inertia>0.03 0.005 0.03 0 0 0</inertia>
+      <components><PhysicalOffsetFrame name="ankle"><socket_parent>..</socket_parent>
+        <translation>0 -0.4 0</translation><orientation>0 0 0.5</orientation></PhysicalOffsetFrame></components>
+      <attached_geometry>
+        <Sphere name="ankle_ball"><socket_frame>../ankle</socket_frame><radius>0.05</radius>
+          <Appearance><color>1 0 0</color></Appearance></Sphere>
+        <Mesh name="bone"><socket_frame>..</socket_frame><mesh_file>tibia.vtp</mesh_file></Mesh>
+      </attached_geometry></Body>
   </objects></BodySet>
   <JointSet name="jointset"><objects>
     <PinJoint name="hip">
@@ -65,6 +72,12 @@ def test_good_file_imports_and_is_differentiable():
         imp = load_osim(GOOD)
     assert imp.skipped == ["Thelen2003Muscle vasti"]
     assert imp.coordinates == {"hip_flexion": (imp.bodies["thigh"], 0), "knee": (imp.bodies["shank"], 0)}
+    sphere, mesh = imp.visuals
+    assert (sphere.body, sphere.kind, sphere.size, sphere.mesh_file, sphere.color) == ("shank", "Sphere", (0.05,), None, (1, 0, 0))
+    c, s = np.cos(0.5), np.sin(0.5)
+    assert_close(sphere.R, [[c, -s, 0], [s, c, 0], [0, 0, 1]], 1e-15, "sphere frame R")
+    assert_close(sphere.p, [0, -0.4, 0], 0, "sphere frame p")
+    assert (mesh.body, mesh.kind, mesh.size, mesh.mesh_file) == ("shank", "Mesh", (1, 1, 1), "tibia.vtp")
     model = imp.system.realize_topology()
     state = imp.default_state(model)
     assert_close(state.q, [0.3, -0.5], 0, "default q")
@@ -122,6 +135,15 @@ def test_bad_file_names_element_and_line(text, element, message):
             load_osim(text)
     assert message in str(raised.value)
     assert f"line {line_of(text, element)}:" in str(raised.value), str(raised.value)
+
+
+def test_prescribed_coordinate_warns():
+    text = bad("<locked>false</locked>", "<locked>false</locked><prescribed>true</prescribed>")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        imp = load_osim(text)
+    assert any("coordinates ['knee'] are prescribed" in str(w.message) for w in caught)
+    assert imp.coordinate_info["knee"].prescribed and not imp.coordinate_info["hip_flexion"].prescribed
 
 
 def test_bad_documents(tmp_path):
