@@ -1,8 +1,9 @@
 """OpenSim 4.x frames: Ground, Bodies and PhysicalOffsetFrames by component path, and each frame's pose in its base.
 
-A component's path is ``/ground``, ``/bodyset/<body>``, ``/bodyset/<body>/<frame>``, ``/jointset/<joint>/<frame>``,
-``/constraintset/<constraint>/<frame>``; a socket's path is absolute or relative to the component that holds it
-(``..`` goes up one level), as OpenSim's ComponentPath. A PhysicalOffsetFrame's pose in its parent is
+A component's path is ``/ground``, ``/ground/<frame>``, ``/bodyset/<body>``, ``/bodyset/<body>/<frame>``,
+``/jointset/<joint>/<frame>``, ``/constraintset/<constraint>/<frame>`` or ``/<frame>`` (the model's own
+components); a socket's path is absolute or relative to the component that holds it (``..`` goes up one
+level), as OpenSim's ComponentPath. A PhysicalOffsetFrame's pose in its parent is
 ``(R = Rx(a) Ry(b) Rz(c), p)`` from ``<orientation>a b c</orientation>`` (body-fixed X-Y-Z, rad) and
 ``<translation>``; its pose in its base frame (a Body or Ground) composes its parents' (findTransformInBaseFrame).
 """
@@ -57,8 +58,11 @@ class FrameRegistry:
     def __init__(self, doc: OsimDocument):
         self.doc = doc
         self.elements: dict[str, object] = {}   # path -> element (None for Ground)
-        self.holders: dict[str, str] = {}       # offset-frame path -> its own path (sockets resolve from it)
         self.elements[GROUND] = None
+        self._add_offsets(doc.root.find("components"), "")  # frames owned by the model itself: /<name>
+        ground = doc.root.find("Ground")
+        if ground is not None:
+            self._add_offsets(ground.find("components"), GROUND)
         for body in objects(doc, "BodySet"):
             path = f"/bodyset/{body.get('name')}"
             self.elements[path] = body
@@ -79,16 +83,11 @@ class FrameRegistry:
                 self._add_offsets(frame.find("components"), path)
 
     def resolve(self, holder_path: str, socket_path: str, element, owner: str) -> str:
-        """Absolute path of the frame a socket names; a unique frame of that name as OpenSim 3-converted files
-        sometimes need; else InvalidArgument naming ``owner`` and ``element``'s line."""
+        """Absolute path of the frame a socket names, else InvalidArgument naming ``owner`` and ``element``'s line."""
         path = join(holder_path, socket_path)
-        if path in self.elements:
-            return path
-        name = socket_path.rstrip("/").split("/")[-1]
-        matches = [p for p in self.elements if p.split("/")[-1] == name]
-        if len(matches) == 1:
-            return matches[0]
-        raise element_error(self.doc, element, owner, f"frame {socket_path!r} not found (looked for {path})")
+        if path not in self.elements:
+            raise element_error(self.doc, element, owner, f"frame {socket_path!r} not found (looked for {path})")
+        return path
 
     def in_base(self, path: str, owner: str) -> FrameInBase:
         """Pose of the frame at ``path`` in its base Body or Ground."""

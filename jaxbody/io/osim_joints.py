@@ -67,7 +67,7 @@ class Coordinate:
     prescribed: bool
 
 
-def coordinate_elements(doc: OsimDocument, joint) -> dict:
+def coordinate_elements(joint) -> dict:
     """The joint's ``<Coordinate>`` elements by name, in file order."""
     holder = joint.find("coordinates")
     return {} if holder is None else {c.get("name"): c for c in holder if c.tag == "Coordinate"}
@@ -75,7 +75,7 @@ def coordinate_elements(doc: OsimDocument, joint) -> dict:
 
 def coordinate_order(doc: OsimDocument, joint, owner: str) -> list[str]:
     """Coordinate names in q order (see the module table)."""
-    declared = list(coordinate_elements(doc, joint))
+    declared = list(coordinate_elements(joint))
     if joint.tag != "CustomJoint":
         return declared
     order = []
@@ -153,7 +153,7 @@ def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rig
     else:
         raise element_error(doc, joint, owner, f"unsupported joint type <{joint.tag}> (supported: "
                             f"{', '.join([*JOINTS, 'CustomJoint'])})")
-    elements = coordinate_elements(doc, joint)
+    elements = coordinate_elements(joint)
     coordinates = [_coordinate(doc, elements[name], joint.get("name"), mobod, k) for k, name in enumerate(order)]
     return child_frame.base, mobod, coordinates
 

@@ -22,7 +22,6 @@ class OsimDocument:
     root: ET.Element
     source: str
     lines: dict
-    version: int
 
     def line(self, element) -> int:
         return self.lines.get(element, 0)
@@ -72,7 +71,7 @@ def read_document(path_or_string) -> OsimDocument:
             f"{source}: OpenSim document version {version} (OpenSim 3.x): load_osim reads OpenSim 4.x files; "
             "open and save it once with OpenSim 4 (Model(path).printToXML(new_path)) to convert it"
         )
-    return OsimDocument(model, source, lines, version)
+    return OsimDocument(model, source, lines)
 
 
 def element_error(doc: OsimDocument, element, owner: str, message: str) -> InvalidArgument:

@@ -19,7 +19,7 @@ from jaxbody.io.osim_xml import OsimDocument
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 ROOT = ET.parse(GOLDEN / "osim_functions.xml").getroot()
-DOC = OsimDocument(ROOT, "osim_functions.xml", {}, 40600)
+DOC = OsimDocument(ROOT, "osim_functions.xml", {})
 DATA = dict(np.load(GOLDEN / "osim_functions.npz"))
 NAMES = [e.get("name") for e in ROOT]
 
