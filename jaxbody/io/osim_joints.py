@@ -24,12 +24,17 @@ CustomJoint         FunctionBased                position of the coordinate amon
 
 OpenSim runs Simbody in Euler-angle mode (Model.cpp: ``setUseEulerAngles(true)``), so the importer does too.
 A CustomJoint's six TransformAxis give the FunctionBased functions and axes; a missing function is OpenSim's
-default (LinearFunction(1, 0) of its one coordinate, else Constant(0)).
+default (LinearFunction(1, 0) of its one coordinate, else Constant(0)). One known difference from OpenSim: a
+rotation that is a nonzero constant before a coordinate-driven rotation (a warning says so; see
+``_warn_constant_rotations``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
+
+import jax.numpy as jnp
 
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._math.spatial import Transform
@@ -114,6 +119,20 @@ def _axis_function(doc, axis, coords, owner) -> OsimFunction:
     return function
 
 
+def _warn_constant_rotations(functions, indices, owner):
+    """Warn where OpenSim's dynamics are not its kinematics': a rotation function without coordinates and with a
+    nonzero value before a coordinate-driven rotation. Simbody 3.9's FunctionBased builds H_FM as if that angle
+    were 0 (so OpenSim's V_GB, M and udot there are not the derivatives of its X_GB); jaxbody's are exact."""
+    for i in range(2):
+        value = float(functions[i].evaluate(jnp.zeros(0))) if not indices[i] else 0.0
+        if value != 0.0 and any(indices[j] for j in range(i + 1, 3)):
+            warnings.warn(
+                f"{owner}: {AXES[i]} is the nonzero constant {value} before a coordinate-driven rotation; OpenSim "
+                "(Simbody 3.9 FunctionBased) computes velocities as if it were 0, inconsistently with its own "
+                "transform: jaxbody's exact velocities, M and udot will differ from OpenSim's", stacklevel=4,
+            )
+
+
 def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
     """A FunctionBased mobilized body from a CustomJoint's SpatialTransform."""
     axes, functions, indices = [], [], []
@@ -122,6 +141,7 @@ def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
         functions.append(_axis_function(doc, axis, coords, f"{owner} {axis.get('name')}"))
         indices.append([order.index(c) for c in coords])
         axes.append(numbers(doc, axis, "axis", f"{owner} {axis.get('name')}", 3, default=[1, 0, 0]))
+    _warn_constant_rotations(functions, indices, owner)
     return MobilizedBody.FunctionBased(
         parent, X_PF, body, X_BM, len(order), functions, indices,
         rotation_axes=axes[:3], translation_axes=axes[3:], name=joint.get("name"),

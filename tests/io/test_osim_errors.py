@@ -146,6 +146,27 @@ def test_prescribed_coordinate_warns():
     assert imp.coordinate_info["knee"].prescribed and not imp.coordinate_info["hip_flexion"].prescribed
 
 
+def test_nonzero_constant_rotation_warns():
+    """Simbody 3.9's FunctionBased builds H as if a coordinate-free rotation were 0: with rotation1 = 0.5 before
+    rotation2 = knee, OpenSim 4.6 gives M = [[0.19457, 0.02104], [0.02104, 0.07842]] at q = (0.3, 0.7) although
+    its X_GB is that of the 0.5 rad rotation; jaxbody's M is [[0.19457, 0.00067], [0.00067, 0.09337]] and its
+    angular velocity is the derivative of its X_GB. The importer keeps jaxbody's exact kinematics and warns."""
+    rotation1 = "<Constant name=\"function\"><value>0.5</value></Constant>"
+    text = GOOD.replace(custom_axes(), custom_axes().replace(
+        AXIS.format(name="rotation1", coords="knee", axis="0 0 1", function=custom_axes.__defaults__[0]),
+        AXIS.format(name="rotation1", coords="", axis="0 0 1", function=rotation1)).replace(
+        AXIS.format(name="rotation2", coords="", axis="1 0 0", function=""),
+        AXIS.format(name="rotation2", coords="knee", axis="1 0 0", function="")))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_osim(text)
+    assert any("rotation1 is the nonzero constant 0.5" in str(w.message) for w in caught)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_osim(GOOD)
+    assert not any("nonzero constant" in str(w.message) for w in caught)
+
+
 def test_bad_documents(tmp_path):
     with pytest.raises(jb.InvalidArgument, match="no such file"):
         load_osim(tmp_path / "missing.osim")
