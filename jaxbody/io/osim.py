@@ -153,15 +153,17 @@ def load_osim(path) -> ImportedOsim:
     coordinates: dict[str, Coordinate] = {}
     constraints = {}
     pending = objects(doc, "JointSet")
-    while pending:
-        added = [(j, add_joint(doc, frames, j, mobods, rigid)) for j in pending]
-        for joint, result in added:
-            if result is not None:
-                body_path, mobod, coords = result
-                mobods[body_path] = mobod
-                coordinates.update((c.name, c) for c in coords)
-                constraints.update((f"{c.name}/locked", _lock(c)) for c in coords if c.locked)
-        left = [j for j, result in added if result is None]
+    while pending:  # joints in file order, each once its parent body is in the tree
+        left = []
+        for joint in pending:
+            result = add_joint(doc, frames, joint, mobods, rigid)
+            if result is None:
+                left.append(joint)
+                continue
+            body_path, mobod, coords = result
+            mobods[body_path] = mobod
+            coordinates.update((c.name, c) for c in coords)
+            constraints.update((f"{c.name}/locked", _lock(c)) for c in coords if c.locked)
         if len(left) == len(pending):
             raise element_error(doc, left[0], f"{left[0].tag} {left[0].get('name')!r}",
                                 "its parent frame's body is not connected to ground through joints")

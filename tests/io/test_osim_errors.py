@@ -114,6 +114,9 @@ CASES = [  # (file text, pattern of the offending element, what the message says
     (bad("<socket_child_frame>/bodyset/thigh<", "<socket_child_frame>/bodyset/femur<"), r"<PinJoint", "'/bodyset/femur' not found"),
     (bad("<socket_child_frame>/bodyset/shank<", "<socket_child_frame>/bodyset/thigh<"), r"<CustomJoint",
      "already in the tree"),
+    (GOOD.replace("<CustomJoint name=\"knee_joint\">", re.search(r"<PinJoint.*?</PinJoint>", GOOD, re.S).group(0)
+                  .replace("\"hip\"", "\"hip2\"").replace("\"hip_flexion\"", "\"hip2_flexion\"") + "<CustomJoint name=\"knee_joint\">"),
+     r"<PinJoint name=\"hip2\"", "already in the tree"),
     (bad("<socket_parent_frame>/bodyset/thigh<", "<socket_parent_frame>/bodyset/shank<"), r"<CustomJoint",
      "not connected to ground"),
     (GOOD.replace(custom_axes(), custom_axes().replace("-2 -1 0 1 2", "-2 -1 1 0 2", 1)), r"<SimmSpline", "strictly increasing"),
