@@ -11,6 +11,13 @@ flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
+from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
+from jaxbody._api.decorative_geometry import DecorativeCylinder as DecorativeCylinder
+from jaxbody._api.decorative_geometry import DecorativeFrame as DecorativeFrame
+from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeometry
+from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine
+from jaxbody._api.decorative_geometry import DecorativeMesh as DecorativeMesh
+from jaxbody._api.decorative_geometry import DecorativeSphere as DecorativeSphere
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
