@@ -48,4 +48,6 @@ from jaxbody.errors import StageViolation as StageViolation
 from jaxbody.errors import TopologyFrozen as TopologyFrozen
 from jaxbody.errors import UnknownParent as UnknownParent
 
+from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
+
 __version__ = "0.1.0"

@@ -40,6 +40,22 @@ def test_random_speeds_satisfy_the_constraints():
     assert u.shape == (4, 4) and np.all(np.abs(u[:, 2]) < 1e-12) and np.all(np.std(u, axis=0)[[0, 1, 3]] > 1e-3)
 
 
+def test_cli_demo_model_wiring(tmp_path, monkeypatch, capsys):
+    """The CLI's --model path with the importer replaced by the hand-built record (runs without jaxbody.io)."""
+    import jaxbody.cli.demo_model as demo_model
+
+    record, _ = build_decorated()
+    seen = []
+    monkeypatch.setattr(demo_model, "load_model", lambda path: seen.append(path) or record)
+    gif, png = tmp_path / "m.gif", tmp_path / "m.png"
+    argv = ["demo", "--model", "arm.urdf", "--batch", "2", "--steps", "6", "--dt", "0.01", "--animation", str(gif),
+            "--out", str(png)]
+    assert cli.main(argv) == 0
+    assert seen == ["arm.urdf"] and gif_frames(gif) == 6 and png.exists()
+    out = capsys.readouterr().out
+    assert "2 lanes" in out and "nq=5, nu=4" in out
+
+
 def test_load_model_checks_the_extension():
     with pytest.raises(jb.InvalidArgument, match="extension"):
         load_model("robot.stl")
