@@ -13,6 +13,7 @@ from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
 from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
 from jaxbody._api.decorative_geometry import DecorativeCylinder as DecorativeCylinder
+from jaxbody._api.decorative_geometry import DecorativeEllipsoid as DecorativeEllipsoid
 from jaxbody._api.decorative_geometry import DecorativeFrame as DecorativeFrame
 from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeometry
 from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine

@@ -155,6 +155,20 @@ class DecorativeBrick(DecorativeGeometry):
         return self.half_lengths
 
 
+class DecorativeEllipsoid(DecorativeGeometry):
+    """An ellipsoid centered at D's origin with semi-axes ``radii`` (3,) along D's axes (m; Simbody's default
+    (1/2, 1/3, 1/4))."""
+
+    radii: jnp.ndarray
+
+    def __init__(self, radii=(0.5, 1.0 / 3.0, 0.25)):
+        self._init_common()
+        self.radii = _vector(radii, 3, "DecorativeEllipsoid radii", positive=True)
+
+    def get_radii(self):
+        return self.radii
+
+
 class DecorativeCylinder(DecorativeGeometry):
     """A cylinder along D's **y** axis (Simbody's convention), centered at D's origin: ``radius``, ``half_height`` (m)."""
 
@@ -227,5 +241,5 @@ class DecorativeMesh(DecorativeGeometry):
         return self.scale
 
 
-__all__ = ["DecorativeGeometry", "DecorativeSphere", "DecorativeBrick", "DecorativeCylinder", "DecorativeLine",
+__all__ = ["DecorativeGeometry", "DecorativeSphere", "DecorativeBrick", "DecorativeEllipsoid", "DecorativeCylinder", "DecorativeLine",
            "DecorativeFrame", "DecorativeMesh", "as_transform"]

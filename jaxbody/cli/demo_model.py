@@ -46,11 +46,12 @@ def random_speeds(system, model, rng, batch, speed):
 
 
 def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxbody_model_trajectory.png",
-                   animation="jaxbody_model.gif", n_frames=40, speed=0.5, seed=0, verbose=True):
+                   animation="jaxbody_model.gif", n_frames=40, speed=0.5, seed=0, cylinder_axis="z", verbose=True):
     """Simulate ``batch`` lanes of an imported model and draw lane 0; returns a dict of timings and outputs.
 
     ``imported`` is a ``jaxbody.io`` import record (``.system``, ``.bodies``, ``.visuals``; see
-    ``jaxbody.viz.visuals``) before ``realize_topology()``. ``steps`` is rounded down to a multiple of the save
+    ``jaxbody.viz.visuals``; ``cylinder_axis`` "y" for OpenSim's visuals, "z" for URDF's and MJCF's; visuals
+    that cannot be drawn are skipped with a warning) before ``realize_topology()``. ``steps`` is rounded down to a multiple of the save
     interval ``steps // n_frames``; the animation has one frame per saved sample. Enables float64.
     """
     import jax
@@ -60,7 +61,8 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
     from jaxbody import viz
 
     log = print if verbose else (lambda *a, **k: None)
-    n_decorations = viz.add_visual_decorations(imported.bodies, getattr(imported, "visuals", ()))
+    n_decorations = viz.add_visual_decorations(imported.bodies, getattr(imported, "visuals", ()),
+                                               cylinder_axis=cylinder_axis, on_error="warn")
     system = imported.system
     model = system.realize_topology()
     save_every = max(1, steps // max(1, n_frames))

@@ -66,8 +66,9 @@ def main(argv=None) -> int:
         from jaxbody.cli.demo_model import DEFAULT_BATCH, load_model, run_model_demo
 
         out = "jaxbody_model_trajectory.png" if args.out is None else args.out
+        axis = "y" if args.model.lower().endswith(".osim") else "z"  # OpenSim's cylinders are along y, as Simbody's
         run_model_demo(load_model(args.model), batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt,
-                       out=out or None, animation=args.animation or None, seed=args.seed)
+                       out=out or None, animation=args.animation or None, seed=args.seed, cylinder_axis=axis)
         return 0
     if args.command == "demo":
         from jaxbody.cli.demo import DEFAULT_BATCH, run_demo

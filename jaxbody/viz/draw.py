@@ -2,7 +2,7 @@
 
 Ground is shown with the system's up direction (``system.get_up_direction()``) along matplotlib's vertical
 axis: a proper rotation ``R_VG`` maps Ground coordinates to the plot's, and the axes are labelled with the
-Ground axes they show. Spheres, cylinders (Simbody's axis y) and bricks are drawn as shaded surfaces, lines
+Ground axes they show. Spheres, ellipsoids, cylinders (Simbody's axis y) and bricks are drawn as shaded surfaces, lines
 and frames (x red, y green, z blue) as line segments, and a mesh, which jaxbody does not read, as a marker
 at its origin labelled with its file name.
 """
@@ -16,6 +16,7 @@ import numpy as np
 from jaxbody._api.decorative_geometry import (
     DecorativeBrick,
     DecorativeCylinder,
+    DecorativeEllipsoid,
     DecorativeFrame,
     DecorativeLine,
     DecorativeMesh,
@@ -76,6 +77,15 @@ def _cylinder_points(radius, half_height):
     return np.stack([radius * np.cos(u), y, radius * np.sin(u)], -1)
 
 
+def _surface_points(geometry):
+    """A (rows, columns, 3) grid on the surface of a sphere, ellipsoid or cylinder, in D."""
+    if isinstance(geometry, DecorativeSphere):
+        return _sphere_points(float(geometry.radius))
+    if isinstance(geometry, DecorativeEllipsoid):
+        return _sphere_points(1.0) * np.asarray(geometry.radii, float)
+    return _cylinder_points(float(geometry.radius), float(geometry.half_height))
+
+
 def _brick_faces(half_lengths):
     corners = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float) * half_lengths
     faces = [[0, 1, 3, 2], [4, 5, 7, 6], [0, 1, 5, 4], [2, 3, 7, 6], [0, 2, 6, 4], [1, 3, 7, 5]]
@@ -85,10 +95,8 @@ def _brick_faces(half_lengths):
 def geometry_points(geometry) -> np.ndarray:
     """Points (n, 3) in Ground that bound ``geometry`` as drawn (for axis limits)."""
     R, p = np.asarray(geometry.transform.R, float), np.asarray(geometry.transform.p, float)
-    if isinstance(geometry, DecorativeSphere):
-        local = _sphere_points(float(geometry.radius)).reshape(-1, 3)
-    elif isinstance(geometry, DecorativeCylinder):
-        local = _cylinder_points(float(geometry.radius), float(geometry.half_height)).reshape(-1, 3)
+    if isinstance(geometry, (DecorativeSphere, DecorativeEllipsoid, DecorativeCylinder)):
+        local = _surface_points(geometry).reshape(-1, 3)
     elif isinstance(geometry, DecorativeBrick):
         local = _brick_faces(np.asarray(geometry.half_lengths, float)).reshape(-1, 3)
     elif isinstance(geometry, DecorativeLine):
@@ -107,10 +115,8 @@ def draw_geometry(ax, geometry, R_VG) -> None:
     R, p = np.asarray(geometry.transform.R, float), np.asarray(geometry.transform.p, float)
     color = _color(geometry, DEFAULT_SHAPE_COLOR)
     alpha = _alpha(geometry, DEFAULT_SHAPE_OPACITY)
-    if isinstance(geometry, (DecorativeSphere, DecorativeCylinder)):
-        local = (_sphere_points(float(geometry.radius)) if isinstance(geometry, DecorativeSphere)
-                 else _cylinder_points(float(geometry.radius), float(geometry.half_height)))
-        pts = _to_view(R_VG, R, p, local)
+    if isinstance(geometry, (DecorativeSphere, DecorativeEllipsoid, DecorativeCylinder)):
+        pts = _to_view(R_VG, R, p, _surface_points(geometry))
         ax.plot_surface(pts[..., 0], pts[..., 1], pts[..., 2], color=color, alpha=alpha, linewidth=0, shade=True)
     elif isinstance(geometry, DecorativeBrick):
         faces = _to_view(R_VG, R, p, _brick_faces(np.asarray(geometry.half_lengths, float)))

@@ -76,6 +76,7 @@ def test_geometry_defaults_are_simbodys_and_setters_return_copies():
     assert_close(line.get_point1(), [0, 0, 0], 0)
     assert_close(line.get_point2(), [1, 1, 1], 0)
     assert float(jb.DecorativeFrame().get_axis_length()) == 1.0
+    assert_close(jb.DecorativeEllipsoid().get_radii(), [0.5, 1 / 3, 0.25], 0)
     mesh = jb.DecorativeMesh("arm.obj", 2.0)
     assert mesh.get_mesh_file() == "arm.obj"
     assert_close(mesh.get_scale_factors(), [2, 2, 2], 0)
@@ -97,6 +98,7 @@ def test_geometry_defaults_are_simbodys_and_setters_return_copies():
     (lambda: jb.DecorativeBrick([0.1, 0.0, 0.1]), "half lengths"),
     (lambda: jb.DecorativeCylinder(0.1, np.nan), "half height"),
     (lambda: jb.DecorativeLine([0, 0], [1, 1, 1]), "point1"),
+    (lambda: jb.DecorativeEllipsoid([1, 1, 0]), "radii"),
     (lambda: jb.DecorativeMesh(""), "file name"),
     (lambda: jb.DecorativeSphere().set_color([2, 0, 0]), "color"),
     (lambda: jb.DecorativeSphere().set_opacity(1.5), "opacity"),

@@ -28,6 +28,7 @@ def scene():
     """The decorated system with a mesh on the hand, and a 6-sample trajectory (RK4) from a moving state."""
     record, _ = build_decorated()
     record.bodies["hand"].add_body_decoration(jb.Transform([0, 0.1, 0]), jb.DecorativeMesh("hand.stl", 0.01))
+    record.bodies["hand"].add_body_decoration(jb.Transform([0, 0.3, 0]), jb.DecorativeEllipsoid([0.05, 0.02, 0.03]))
     model = record.system.realize_topology()
     state = model.default_state().set_q(jnp.asarray([0.3, 0.9, 0.3, 0.2, 0.1])).set_u(jnp.asarray([1.0, 0.5, -0.5, 2.0]))
     _, trajectory = jb.simulate(model, state, 0.02, 12, save_every=2)
@@ -122,6 +123,26 @@ def test_plot_trajectory_quantities_match_per_sample_operators(scene, tmp_path):
     assert data["u_err"].shape == (trajectory.t.shape[0],) and not data["u_err"].any()  # no constraints
 
 
+def test_opensim_style_visual_records():
+    """load_osim's records: R and p fields, OpenSim's kind names, rgb ``color``, ``mesh_file``, cylinders along y."""
+    record, _ = build_decorated()
+    arm = record.bodies["arm"]
+    R = np.asarray(jb.Rotation.about_z(0.3).R)
+    osim = lambda kind, size, mesh_file=None: types.SimpleNamespace(  # noqa: E731
+        body="arm", R=R, p=np.array([0.0, -0.1, 0.0]), kind=kind, size=size, mesh_file=mesh_file, color=(0.9, 0.1, 0.1))
+    visuals = [osim("Brick", (0.1, 0.2, 0.3)), osim("Ellipsoid", (0.1, 0.05, 0.02)), osim("Cylinder", (0.02, 0.2)),
+               osim("Mesh", (1.0, 1.0, 1.0), "humerus.vtp")]
+    before = arm.get_num_body_decorations()
+    assert viz.add_visual_decorations(record.bodies, visuals, cylinder_axis="y") == 4
+    brick, ellipsoid, cylinder, mesh = (arm.get_body_decoration(before + i) for i in range(4))
+    assert isinstance(brick, jb.DecorativeBrick) and isinstance(ellipsoid, jb.DecorativeEllipsoid)
+    assert_close(ellipsoid.get_radii(), [0.1, 0.05, 0.02], 0)
+    assert_close(cylinder.get_transform().R, R, 0)  # along y already: not turned
+    assert_close(brick.get_transform().p, [0, -0.1, 0], 0)
+    assert_close(brick.get_color(), [0.9, 0.1, 0.1], 0) and float(brick.get_opacity()) == 1.0
+    assert mesh.get_mesh_file() == "humerus.vtp"
+
+
 # -- visual records (jaxbody.io's .visuals) -----------------------------------------------------------------------
 
 
@@ -155,6 +176,8 @@ def test_visual_records_become_decorations():
     assert got[6].get_mesh_file() == "link.dae"
     with pytest.raises(jb.InvalidArgument, match="kind must be one of"):
         viz.add_visual_decorations(record.bodies, [dict(body="hand", kind="cone", size=[1])])
+    with pytest.warns(UserWarning, match="visual skipped.*cone"):
+        assert viz.add_visual_decorations(record.bodies, [dict(body="hand", kind="cone", size=[1])], on_error="warn") == 0
     with pytest.raises(jb.InvalidArgument, match="no body of that name"):
         viz.add_visual_decorations(record.bodies, [dict(body="foot", kind="sphere", size=[1])])
     with pytest.raises(jb.InvalidArgument, match="needs 3 size"):
