@@ -19,9 +19,15 @@ LOADERS = {".urdf": "load_urdf", ".xml": "load_mjcf", ".mjcf": "load_mjcf", ".os
 
 
 def load_model(path):
-    """The import record of ``path`` (``.urdf``, ``.xml``/``.mjcf`` or ``.osim``) from ``jaxbody.io``."""
+    """The import record of ``path`` (``.urdf``, ``.xml``/``.mjcf`` or ``.osim``) from ``jaxbody.io``.
+
+    Enables float64 first, so that the file's frames are built and checked in double precision.
+    """
+    import jax
+
     from jaxbody.errors import InvalidArgument
 
+    jax.config.update("jax_enable_x64", True)
     suffix = pathlib.Path(path).suffix.lower()
     if suffix not in LOADERS:
         raise InvalidArgument(f"--model {path}: the extension must be one of {sorted(LOADERS)}")
@@ -30,6 +36,20 @@ def load_model(path):
     except ImportError as e:
         raise ImportError(f"--model needs jaxbody.io (the URDF/MJCF/OpenSim importers): {e}") from None
     return getattr(io, LOADERS[suffix])(str(path))
+
+
+def set_view_hints(system, model, gravity=None):
+    """Visualization hints for an imported model: "up" opposite ``gravity`` (3,) when given (URDF and MJCF
+    models are z-up), and a default length scale of a quarter of the bodies' reach from Ground's origin
+    (the default body frames are half that long), so frames fit the model."""
+    import jaxbody as jb
+
+    if gravity is not None and np.shape(gravity) == (3,) and np.any(np.asarray(gravity) != 0):
+        g = np.asarray(gravity, dtype=float)
+        axis = int(np.argmax(np.abs(g)))
+        system.set_up_direction(("-" if g[axis] > 0 else "+") + "xyz"[axis])
+    p_GB = np.asarray(model.realize(model.default_state(), jb.Stage.Position).position.p_GB)
+    system.set_default_length_scale(max(float(np.max(np.linalg.norm(p_GB, axis=1))), 0.1) / 4)
 
 
 def random_speeds(system, model, rng, batch, speed):
@@ -49,10 +69,11 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
                    animation="jaxbody_model.gif", n_frames=40, speed=0.5, seed=0, cylinder_axis="z", verbose=True):
     """Simulate ``batch`` lanes of an imported model and draw lane 0; returns a dict of timings and outputs.
 
-    ``imported`` is a ``jaxbody.io`` import record (``.system``, ``.bodies``, ``.visuals``; see
-    ``jaxbody.viz.visuals``; ``cylinder_axis`` "y" for OpenSim's visuals, "z" for URDF's and MJCF's; visuals
-    that cannot be drawn are skipped with a warning) before ``realize_topology()``. ``steps`` is rounded down to a multiple of the save
-    interval ``steps // n_frames``; the animation has one frame per saved sample. Enables float64.
+    ``imported`` is a ``jaxbody.io`` import record before ``realize_topology()``: ``.system``, ``.bodies``,
+    ``.visuals`` (see ``jaxbody.viz.visuals``; those that cannot be drawn are skipped with a warning;
+    ``cylinder_axis`` "y" for OpenSim's, "z" for URDF's and MJCF's) and optionally ``.gravity`` (3,), which
+    sets the up direction (``set_view_hints``). ``steps`` is rounded down to a multiple of the save interval
+    ``steps // n_frames``; the animation has one frame per saved sample. Enables float64.
     """
     import jax
 
@@ -65,6 +86,7 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
                                                cylinder_axis=cylinder_axis, on_error="warn")
     system = imported.system
     model = system.realize_topology()
+    set_view_hints(system, model, getattr(imported, "gravity", None))
     save_every = max(1, steps // max(1, n_frames))
     steps = (steps // save_every) * save_every
     states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed)

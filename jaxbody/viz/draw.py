@@ -4,7 +4,7 @@ Ground is shown with the system's up direction (``system.get_up_direction()``) a
 axis: a proper rotation ``R_VG`` maps Ground coordinates to the plot's, and the axes are labelled with the
 Ground axes they show. Spheres, ellipsoids, cylinders (Simbody's axis y) and bricks are drawn as shaded surfaces, lines
 and frames (x red, y green, z blue) as line segments, and a mesh, which jaxbody does not read, as a marker
-at its origin labelled with its file name.
+at its origin (one note on the Axes says how many meshes are markers and names the first).
 """
 
 from __future__ import annotations
@@ -132,7 +132,6 @@ def draw_geometry(ax, geometry, R_VG) -> None:
     elif isinstance(geometry, DecorativeMesh):
         origin = _to_view(R_VG, R, p, np.zeros(3))
         ax.scatter(*origin, marker="D", s=30, color=color)
-        ax.text(*origin, f" mesh {os.path.basename(geometry.filename)} (not drawn)", fontsize=6)
 
 
 def set_limits(ax, points_V, margin=0.1) -> None:
@@ -150,6 +149,11 @@ def draw_scene(ax, geometry_list, R_VG, limits_points=None) -> None:
     in Ground if given, else around the geometry)."""
     for geometry in geometry_list:
         draw_geometry(ax, geometry, R_VG)
+    meshes = [g for g in geometry_list if isinstance(g, DecorativeMesh)]
+    if meshes:
+        first = os.path.basename(meshes[0].filename)
+        ax.text2D(0.0, 0.97, f"{len(meshes)} mesh(es) ({first}, ...) drawn as markers: jaxbody does not read mesh files",
+                  transform=ax.transAxes, fontsize=7)
     if limits_points is None:
         limits_points = np.vstack([geometry_points(g) for g in geometry_list]) if geometry_list else np.zeros((1, 3))
     set_limits(ax, np.asarray(limits_points) @ R_VG.T)

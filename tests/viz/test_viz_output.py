@@ -61,7 +61,7 @@ def test_plot_state_writes_a_png(scene, tmp_path):
     assert pixels.std() > 10  # something drawn, not a blank canvas
     ax = fig.axes[0]
     assert ax.get_zlabel() == "y (m, up)" and ax.get_title() == "t = 0.000 s"
-    assert any("hand.stl" in text.get_text() for text in ax.texts)  # the mesh is a labelled marker
+    assert any("1 mesh(es) (hand.stl" in text.get_text() for text in ax.texts)  # the mesh is a marker, with a note
     # Into a given Axes, with another up direction.
     record.system.set_up_direction("z")
     try:
