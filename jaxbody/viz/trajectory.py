@@ -56,6 +56,7 @@ def plot_trajectory(model, trajectory, path=None, figsize=(11.0, 7.0), dpi=100, 
     data = trajectory_quantities(model, trajectory)
     t = data["t"]
     fig = new_figure(figsize, dpi)
+    fig.set_layout_engine("constrained")
     axes = fig.subplots(2, 2, sharex=True)
     for ax, key, unit in ((axes[0, 0], "q", "q"), (axes[0, 1], "u", "u")):
         values = data[key]
@@ -79,7 +80,6 @@ def plot_trajectory(model, trajectory, path=None, figsize=(11.0, 7.0), dpi=100, 
     ax.legend(fontsize=7)
     for ax in axes[1]:
         ax.set_xlabel("t (s)")
-    fig.tight_layout()
     if path is not None:
         fig.savefig(path)
     return fig, data
