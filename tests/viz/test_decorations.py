@@ -10,12 +10,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import ARM_X_BM, ARM_X_PF, HAND_X_BM, HAND_X_PF, build_decorated, sample_q
 
 import jaxbody as jb
+
 from helpers import assert_close, central_difference
+from viz_systems import ARM_X_BM, ARM_X_PF, HAND_X_BM, HAND_X_PF, build_decorated, sample_q
 
 Stage = jb.Stage
+
+
+@pytest.fixture(scope="module")
+def decorated():
+    record, added = build_decorated()
+    record.model = record.system.realize_topology()
+    return record, added
 
 
 def H(R, p=(0.0, 0.0, 0.0)):

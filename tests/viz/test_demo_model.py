@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import build_decorated
 from PIL import Image, ImageSequence
 
 import jaxbody as jb
 import jaxbody.cli as cli
 from jaxbody.cli.demo_model import load_model, run_model_demo
+
+from viz_systems import build_decorated
 
 
 def gif_frames(path) -> int:

@@ -12,13 +12,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import build_decorated
 from PIL import Image, ImageSequence
 
 import jaxbody as jb
 import jaxbody.viz as viz
-from helpers import assert_close
 from jaxbody.viz.draw import axis_labels, view_rotation
+
+from helpers import assert_close
+from viz_systems import build_decorated
 
 Stage = jb.Stage
 
@@ -107,14 +108,14 @@ def test_animate_rejects_bad_arguments(scene, tmp_path):
 
 
 def test_plot_trajectory_quantities_match_per_sample_operators(scene, tmp_path):
-    record, model, _, trajectory = scene
+    _, model, _, trajectory = scene
     # Sample 2 with its quaternion scaled off the unit sphere: a nonzero qErr (quaternion norm error).
     trajectory = dataclasses.replace(trajectory, q=trajectory.q.at[2, 1:5].multiply(1.01))
     path = tmp_path / "trajectory.png"
     fig, data = viz.plot_trajectory(model, trajectory, path=path)
     assert path.stat().st_size > 10_000 and len(fig.axes) == 4
     for k in range(trajectory.t.shape[0]):
-        sample = model.realize(jax.tree_util.tree_map(lambda x: x[k], trajectory), Stage.Dynamics)
+        sample = model.realize(jax.tree_util.tree_map(lambda x, k=k: x[k], trajectory), Stage.Dynamics)
         assert_close(data["energy"][k], model.calc_energy(sample), 1e-12, "energy")
         assert_close(data["kinetic_energy"][k], model.calc_kinetic_energy(sample), 1e-12, "kinetic energy")
         assert_close(data["q_err"][k], np.max(np.abs(model.get_q_err(sample))), 1e-14, "max |qErr|")

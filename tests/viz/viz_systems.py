@@ -1,4 +1,4 @@
-"""A small decorated system shared by the tests in tests/viz (built fresh per test module).
+"""A small decorated system shared by the tests in tests/viz (``build_decorated`` makes a fresh one).
 
 Ground -Pin(about z)-> arm -Ball-> hand, with rotated and offset X_PF and X_BM so that every placement
 path (body, outboard M, inboard F) is exercised; q is (pin angle, hand quaternion w, x, y, z).
@@ -9,7 +9,6 @@ from __future__ import annotations
 import types
 
 import numpy as np
-import pytest
 
 import jaxbody as jb
 
@@ -42,13 +41,6 @@ def build_decorated():
     for name, where, X, geometry in added:
         getattr(bodies[name], f"add_{where}_decoration")(X, geometry)
     record = types.SimpleNamespace(system=system, matter=matter, forces=forces, bodies=bodies, visuals=[])
-    return record, added
-
-
-@pytest.fixture(scope="module")
-def decorated():
-    record, added = build_decorated()
-    record.model = record.system.realize_topology()
     return record, added
 
 
