@@ -12,6 +12,14 @@ flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 from jaxbody import io as io  # importers: jb.io.load_urdf, load_mjcf, load_osim
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
+from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
+from jaxbody._api.decorative_geometry import DecorativeCylinder as DecorativeCylinder
+from jaxbody._api.decorative_geometry import DecorativeEllipsoid as DecorativeEllipsoid
+from jaxbody._api.decorative_geometry import DecorativeFrame as DecorativeFrame
+from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeometry
+from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine
+from jaxbody._api.decorative_geometry import DecorativeMesh as DecorativeMesh
+from jaxbody._api.decorative_geometry import DecorativeSphere as DecorativeSphere
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
@@ -42,5 +50,7 @@ from jaxbody.errors import JaxbodyError as JaxbodyError
 from jaxbody.errors import StageViolation as StageViolation
 from jaxbody.errors import TopologyFrozen as TopologyFrozen
 from jaxbody.errors import UnknownParent as UnknownParent
+
+from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
 
 __version__ = "0.1.0"

@@ -12,6 +12,7 @@ import numpy as np
 from jaxbody import _mobilizers as mob
 from jaxbody._api.arguments import integer
 from jaxbody._api.body import Body, host_transform
+from jaxbody._api.mobilized_body_decorations import MobilizedBodyDecorations
 from jaxbody._api.mobilized_body_distances import MobilizedBodyDistances
 from jaxbody._api.mobilized_body_fitting import MobilizedBodyFitting
 from jaxbody._api.mobilized_body_forces import MobilizedBodyForces
@@ -27,7 +28,7 @@ from jaxbody.errors import InvalidArgument, UnknownParent
 
 class MobilizedBody(
     MobilizedBodyFrames, MobilizedBodyMass, MobilizedBodyDistances, MobilizedBodyForces, MobilizedBodyMobilizer,
-    MobilizedBodyFitting, MobilizedBodyMotion,
+    MobilizedBodyFitting, MobilizedBodyMotion, MobilizedBodyDecorations,
 ):
     """Handle to one mobilized body (Simbody's MobilizedBody).
 

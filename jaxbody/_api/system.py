@@ -16,6 +16,7 @@ from __future__ import annotations
 from jaxbody import _mobilizers as mob
 from jaxbody._api.body import Body
 from jaxbody._api.build_model import build_model, describe_matter, system_signature
+from jaxbody._api.matter_decorations import MatterDecorations
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_conveniences import SystemConveniences
 from jaxbody._typing import Stage
@@ -54,7 +55,7 @@ class MultibodySystem(SystemConveniences):
         return self._model
 
 
-class SimbodyMatterSubsystem:
+class SimbodyMatterSubsystem(MatterDecorations):
     """The tree of mobilized bodies. Ground is body 0."""
 
     def __init__(self, system: MultibodySystem):
