@@ -61,7 +61,12 @@ class MobilizedBodyMotion:
         return self
 
     def get_locked_by_default_level(self) -> int:
+        """Simbody's getLockByDefaultLevel: the default lock level, Motion.NoLevel (-1) when not locked."""
         return self._default_lock_level
+
+    def is_locked_by_default(self) -> bool:
+        """Whether the default State locks this body (lock_by_default with a level)."""
+        return self._default_lock_level != Motion.NoLevel
 
     # -- locks (State, Instance stage) --------------------------------------------------
 
