@@ -24,6 +24,7 @@ import numpy as np
 
 from jaxbody._api.constraint_factories import ConstraintFactories
 from jaxbody._api.constraint_indexing import ConstraintIndexing
+from jaxbody._api.handle_membership import HandleMembership
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.operator import operator
 from jaxbody._dynamics.state import State
@@ -31,7 +32,7 @@ from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 
-class Constraint(ConstraintIndexing, ConstraintFactories):
+class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories):
     """A constraint handle (Simbody's Constraint). Construct with the factories of ConstraintFactories."""
 
     # -- construction --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 from jaxbody import _mobilizers as mob
 from jaxbody._api.body import Body
 from jaxbody._api.build_model import build_model, describe_matter, system_signature
+from jaxbody._api.matter_bookkeeping import MatterBookkeeping
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_bookkeeping import SystemBookkeeping
 from jaxbody._api.system_conveniences import SystemConveniences
@@ -55,7 +56,7 @@ class MultibodySystem(SystemBookkeeping, SystemConveniences):
         return self._model
 
 
-class SimbodyMatterSubsystem:
+class SimbodyMatterSubsystem(MatterBookkeeping):
     """The tree of mobilized bodies. Ground is body 0."""
 
     def __init__(self, system: MultibodySystem):

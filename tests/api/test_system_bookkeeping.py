@@ -139,3 +139,55 @@ def test_set_body_and_locked_by_default():
     assert bool(a.is_locked(model.default_state()))
     with pytest.raises(jb.TopologyFrozen):
         b.set_body(jb.Body.Rigid(new))
+
+
+def test_matter_and_handle_bookkeeping():
+    system, matter, _, a, b = _two_pins_with_rod()
+    rod = matter.get_constraint(0)
+    assert matter.get_ground() is matter.Ground()
+    assert a.get_matter_subsystem() is matter and rod.get_matter_subsystem() is matter
+    assert a.is_in_subsystem() and rod.is_in_subsystem() and a.is_in_same_subsystem(rod)
+    other = jb.SimbodyMatterSubsystem(jb.MultibodySystem()).Ground()
+    assert not a.is_in_same_subsystem(other) and not rod.is_in_same_subsystem(other)
+    assert a.is_same_mobilized_body(a) and not a.is_same_mobilized_body(b)
+    X = jb.Transform([0.0, -0.4, 0.1])
+    b.set_default_inboard_frame(X).set_default_outboard_frame(jb.Transform([0.0, 0.3, 0.0]))
+    assert_close(b.get_default_inboard_frame().p, [0.0, -0.4, 0.1], 0)
+    with pytest.raises(jb.InvalidArgument, match="Ground"):
+        matter.Ground().set_default_inboard_frame(X)
+    model = system.realize_topology()
+    assert_close(model.parameters.p_PF[b.index], [0.0, -0.4, 0.1], 0)
+    assert_close(model.parameters.p_BM[b.index], [0.0, 0.3, 0.0], 0)
+    with pytest.raises(jb.TopologyFrozen):
+        b.set_default_outboard_frame(X)
+    state = model.default_state()
+    off = matter.set_constraint_is_disabled(state, rod)
+    assert bool(matter.is_constraint_disabled(off, rod)) and bool(rod.is_disabled(off))
+    assert bool(rod.is_enabled(matter.set_constraint_is_disabled(off, rod, False)))
+    flags = jax.vmap(lambda d: matter.is_constraint_disabled(matter.set_constraint_is_disabled(state, rod, d), rod))
+    assert flags(jnp.array([True, False])).tolist() == [True, False]
+    with pytest.raises(jb.InvalidArgument, match="jb.Constraint"):
+        matter.is_constraint_disabled(state, a)
+
+
+def test_pv_operators_against_explicit_matrix():
+    """multiply_by_pv (+ transpose, bias) against calc_pv and the velocity errors on a Rod + ConstantSpeed system."""
+    system, matter, _, a, b = _two_pins_with_rod()
+    jb.Constraint.ConstantSpeed(a, 0.25)
+    model = system.realize_topology()
+    s = model.realize(model.default_state().set_q(jnp.array([0.3, -0.5])).set_u(jnp.array([0.7, 0.2])), jb.Stage.Position)
+    x, lam = jnp.array([0.4, -1.1]), jnp.array([0.6, -0.8])
+
+    @jax.jit
+    def run(s, x, lam):
+        return (model.calc_pv(s), model.calc_pv_transpose(s), model.multiply_by_pv(s, x), model.multiply_by_pv_transpose(s, lam),
+                model.calc_bias_for_multiply_by_pv(s), model.calc_constraint_velocity_errors(s, jnp.zeros(2)))
+
+    PV, PVt, PVx, PVt_lam, bias, verr0 = run(s, x, lam)
+    assert PV.shape == (2, 2)
+    assert_close(PVt, PV.T, 0)
+    assert_close(PVx, PV @ x, 1e-13)
+    assert_close(PVt_lam, PV.T @ lam, 1e-13)
+    assert_close(bias, verr0, 1e-15)
+    assert_close(bias, [0.0, -0.25], 1e-15)  # the Rod is scleronomic; ConstantSpeed's verr = u - 0.25
+    assert_close(PV[1], [1.0, 0.0], 1e-15)
