@@ -114,37 +114,35 @@ class SystemConveniences:
         """
         self._num_project_q_calls += 1
         self._num_project_u_calls += 1
-        out = _project(self._model_for(state, "project"), state, self._project_options(accuracy, options))
-        self._count_outcome("q", state.q, out, None)
-        self._count_outcome("u", state.u, out, None)
+        opts = self._project_options(accuracy, options)
+        new_state, results = out = _project(self._model_for(state, "project"), state, opts)
+        self._count_outcome("q", state.q, new_state.q, results.q_final_norm <= opts.accuracy, None)
+        self._count_outcome("u", state.u, new_state.u, results.u_final_norm <= opts.accuracy, None)
         return out
 
     def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
         """Position projection only (see jaxbody._constraints.projection.project_q). Returns (state, ProjectResults)."""
         self._num_project_q_calls += 1
         opts = self._project_options(accuracy, options)
-        out = _project_q(self._model_for(state, "project_q"), state, opts, q_err_estimate)
-        self._count_outcome("q", state.q, out, q_err_estimate)
+        new_state, results = out = _project_q(self._model_for(state, "project_q"), state, opts, q_err_estimate)
+        self._count_outcome("q", state.q, new_state.q, results.success, q_err_estimate)
         return out
 
     def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
         """Velocity projection only (see jaxbody._constraints.projection.project_u). Returns (state, ProjectResults)."""
         self._num_project_u_calls += 1
         opts = self._project_options(accuracy, options)
-        out = _project_u(self._model_for(state, "project_u"), state, opts, u_err_estimate)
-        self._count_outcome("u", state.u, out, u_err_estimate)
+        new_state, results = out = _project_u(self._model_for(state, "project_u"), state, opts, u_err_estimate)
+        self._count_outcome("u", state.u, new_state.u, results.success, u_err_estimate)
         return out
 
-    def _count_outcome(self, level, before, out, err_estimate):
-        """Simbody's outcome counters for one projection at ``level`` ("q" or "u"); eager (concrete) calls only.
-
-        Each lane of a concrete batch counts once. ``before``: q or u on entry; ``out``: (state, ProjectResults).
-        """
-        new_state, results = out
-        after = new_state.q if level == "q" else new_state.u
-        if any(isinstance(x, jax.core.Tracer) for x in (before, after, results.success)):
+    def _count_outcome(self, level, before, after, success, err_estimate):
+        """Simbody's outcome counters for one projection at ``level`` ("q" or "u"): ``before``/``after`` the q or
+        u on entry and exit, ``success`` whether that level reached the accuracy. Eager (concrete) calls only;
+        each lane of a concrete batch counts once."""
+        if any(isinstance(x, jax.core.Tracer) for x in (before, after, success)):
             return
-        success = np.asarray(results.success, bool)
+        success = np.asarray(success, bool)
         changed = np.any(np.asarray(before) != np.asarray(after), axis=-1)
         self._num_failed_project_calls[level] += int(np.sum(~success))
         self._num_projections[level] += int(np.sum(success & changed))

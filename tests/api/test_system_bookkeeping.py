@@ -78,6 +78,10 @@ def test_projection_counters_follow_simbody_rules():
     system.reset_all_counters()
     assert (system.get_num_q_projections(), system.get_num_failed_project_q_calls(), system.get_num_u_projections(),
             system.get_num_q_error_estimate_projections()) == (0, 0, 0, 0)
+    # project: q and u each counted by their own outcome
+    system.project(state.set_u(jnp.array([1.0, -0.3])))
+    assert (system.get_num_project_q_calls(), system.get_num_project_u_calls(), system.get_num_q_projections(),
+            system.get_num_u_projections(), system.get_num_failed_project_q_calls()) == (1, 1, 1, 1, 0)
 
 
 @pytest.fixture(scope="module")
