@@ -90,9 +90,10 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories):
         return self.bodies[i]
 
     def get_constrained_mobilizers(self) -> tuple[MobilizedBody, ...]:
-        """Mobilized bodies whose q or u this constraint acts on directly (unique, in order)."""
+        """Mobilized bodies whose q or u this constraint acts on directly (unique, in order); a SpeedCoupler's
+        coordinates are only read, so their mobilizers are not among them (as in Simbody)."""
         out = []
-        for m, _ in self.q_select + self.u_select:
+        for m, _ in (self.q_select if self.ctype.q_constrained else ()) + self.u_select:
             if m not in out:
                 out.append(m)
         return tuple(out)

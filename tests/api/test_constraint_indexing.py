@@ -71,6 +71,9 @@ def test_constrained_mobilizers_and_q_u_maps(sysm):
                     for w in range(mb.get_num_q(s)))
         assert qi == list(range(c.get_num_constrained_q(s)))
     assert cons["ball"].get_num_constrained_q() == 0 and cons["ball"].get_num_constrained_u() == 0
+    # Simbody's SpeedCoupler constrains the mobilizers of its speeds only; its coordinates (the pin's) are read
+    assert cons["speed"].get_constrained_mobilizers() == (b["slider"], b["ball"])
+    assert cons["speed"].get_num_constrained_u() == 4 and cons["speed"].get_u_index_of_constrained_u(None, 0) == b["slider"].u_start
     with pytest.raises(jb.InvalidArgument, match="constrained q index 5"):
         cons["coupler"].get_q_index_of_constrained_q(None, 5)
     with pytest.raises(jb.InvalidArgument, match="constrained mobilizer index 2"):
