@@ -50,6 +50,7 @@ class ConstraintIndexing:
             slots.extend(range(start, start + n))
         return np.asarray(slots, dtype=np.int32)
 
+    @operator()
     def get_num_constrained_q(self, state: State | None = None, constrained_mobilizer: int | None = None) -> int:
         """Number of constrainable q's: all q's of every constrained mobilizer, or of the one given
         (ConstrainedMobilizerIndex). Depends on the State's Euler/quaternion mode (the matter's without one)."""
@@ -57,6 +58,7 @@ class ConstraintIndexing:
             return self._constrained_mobilizer(constrained_mobilizer).get_num_q(state)
         return int(self._constrained_slots(state, "q").size)
 
+    @operator()
     def get_num_constrained_u(self, state: State | None = None, constrained_mobilizer: int | None = None) -> int:
         """Number of constrainable u's (the length of this constraint's mobility-force vector), or of one
         constrained mobilizer."""
@@ -64,6 +66,7 @@ class ConstraintIndexing:
             return self._constrained_mobilizer(constrained_mobilizer).get_num_u()
         return int(self._constrained_slots(state, "u").size)
 
+    @operator()
     def get_constrained_q_index(self, state: State | None, constrained_mobilizer: int, which: int) -> int:
         """ConstrainedQIndex of q number ``which`` (MobilizerQIndex) of the given constrained mobilizer."""
         m = self._constrained_mobilizer(constrained_mobilizer)
@@ -71,6 +74,7 @@ class ConstraintIndexing:
         before = self.get_constrained_mobilizers()[: integer(constrained_mobilizer, "constrained mobilizer index")]
         return sum(b.get_num_q(state) for b in before) + int(which)
 
+    @operator()
     def get_constrained_u_index(self, state: State | None, constrained_mobilizer: int, which: int) -> int:
         """ConstrainedUIndex of u number ``which`` (MobilizerUIndex) of the given constrained mobilizer."""
         m = self._constrained_mobilizer(constrained_mobilizer)
@@ -78,10 +82,12 @@ class ConstraintIndexing:
         before = self.get_constrained_mobilizers()[: integer(constrained_mobilizer, "constrained mobilizer index")]
         return sum(b.get_num_u() for b in before) + int(which)
 
+    @operator()
     def get_q_index_of_constrained_q(self, state: State | None, constrained_q: int) -> int:
         """The system QIndex of this constraint's constrained q number ``constrained_q``."""
         return int(self._slot(state, "q", constrained_q))
 
+    @operator()
     def get_u_index_of_constrained_u(self, state: State | None, constrained_u: int) -> int:
         """The system UIndex of this constraint's constrained u number ``constrained_u``."""
         return int(self._slot(state, "u", constrained_u))
@@ -95,6 +101,7 @@ class ConstraintIndexing:
 
     # -- constraint-space vectors -------------------------------------------------------------------
 
+    @operator()
     def get_index_of_multipliers_in_use(self, state: State | None = None, model=None) -> tuple:
         """(px0, vx0, ax0): the first row of this constraint's holonomic, nonholonomic and acceleration-only
         block in the system's multiplier (and acceleration-error) vector; None where the block is empty
