@@ -10,6 +10,7 @@ flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 """
 
 from jaxbody import io as io  # importers: jb.io.load_urdf, load_mjcf, load_osim
+from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
 from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
@@ -50,7 +51,5 @@ from jaxbody.errors import JaxbodyError as JaxbodyError
 from jaxbody.errors import StageViolation as StageViolation
 from jaxbody.errors import TopologyFrozen as TopologyFrozen
 from jaxbody.errors import UnknownParent as UnknownParent
-
-from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
 
 __version__ = "0.1.0"

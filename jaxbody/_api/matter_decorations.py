@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.decorative_geometry import DecorativeFrame, DecorativeGeometry, DecorativeLine
+from jaxbody._api.decorative_geometry import (
+    DecorativeFrame,
+    DecorativeGeometry,
+    DecorativeLine,
+)
 from jaxbody._api.mobilized_body_decorations import BODY, INBOARD, OUTBOARD
 from jaxbody._dynamics.state import State, require
 from jaxbody._math.spatial import Transform, compose

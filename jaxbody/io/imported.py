@@ -13,7 +13,11 @@ import numpy as np
 
 from jaxbody._api.constraint import Constraint
 from jaxbody._api.mobilized_body import MobilizedBody
-from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem
+from jaxbody._api.system import (
+    GeneralForceSubsystem,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
 from jaxbody._math.spatial import Transform
 
 #: The visual kinds an importer emits (``Visual.kind``).

@@ -33,7 +33,11 @@ import numpy as np
 from jaxbody._api.body import Body
 from jaxbody._api.force import Force
 from jaxbody._api.mobilized_body import MobilizedBody
-from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem
+from jaxbody._api.system import (
+    GeneralForceSubsystem,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
 from jaxbody.io._frames import MassAccumulator, quaternion_matrix, rotation_taking

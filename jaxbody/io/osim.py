@@ -28,14 +28,24 @@ import numpy as np
 from jaxbody._api.body import Body
 from jaxbody._api.constraint import Constraint
 from jaxbody._api.force import Force
-from jaxbody._api.mobilized_body import MobilizedBody
-from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem
+from jaxbody._api.system import (
+    GeneralForceSubsystem,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
 from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.osim_joints import Coordinate, add_joint
-from jaxbody.io.osim_xml import OsimDocument, element_error, numbers, objects, read_document, text
+from jaxbody.io.osim_xml import (
+    OsimDocument,
+    element_error,
+    numbers,
+    objects,
+    read_document,
+    text,
+)
 
 #: OpenSim's default gravity (m/s^2).
 DEFAULT_GRAVITY = (0.0, -9.80665, 0.0)

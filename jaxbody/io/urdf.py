@@ -29,7 +29,11 @@ from jaxbody._api.body import Body
 from jaxbody._api.constraint import Constraint
 from jaxbody._api.force import Force
 from jaxbody._api.mobilized_body import MobilizedBody
-from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem, SimbodyMatterSubsystem
+from jaxbody._api.system import (
+    GeneralForceSubsystem,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
 from jaxbody.io import _xml
