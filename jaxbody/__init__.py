@@ -9,11 +9,22 @@ jaxbody computes in the dtype of its inputs and never changes JAX's global
 flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 """
 
+from jaxbody import io as io  # importers: jb.io.load_urdf, load_mjcf, load_osim
+from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
+from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
+from jaxbody._api.decorative_geometry import DecorativeCylinder as DecorativeCylinder
+from jaxbody._api.decorative_geometry import DecorativeEllipsoid as DecorativeEllipsoid
+from jaxbody._api.decorative_geometry import DecorativeFrame as DecorativeFrame
+from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeometry
+from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine
+from jaxbody._api.decorative_geometry import DecorativeMesh as DecorativeMesh
+from jaxbody._api.decorative_geometry import DecorativeSphere as DecorativeSphere
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
+from jaxbody._api.sharding import sharded_vmap as sharded_vmap
 from jaxbody._api.system import GeneralForceSubsystem as GeneralForceSubsystem
 from jaxbody._api.system import MultibodySystem as MultibodySystem
 from jaxbody._api.system import SimbodyMatterSubsystem as SimbodyMatterSubsystem

@@ -58,9 +58,11 @@ def build_model(system):
     motions = tuple(BoundMotion(body=b.index, motion=b._motion) for b in bodies if b.has_motion())
     locks = tuple(b.get_locked_by_default_level() for b in bodies)
     default_lock_level = locks if any(level != Motion.NoLevel for level in locks) else ()
+    motion_on = tuple(not b.is_motion_disabled_by_default() for b in bodies)
     return Model(
         topology=topo, parameters=params, forces=elements, default_q=f(default_q),
         motions=motions, default_lock_level=default_lock_level, constraints=constraints,
+        default_motion_enabled=() if all(motion_on) else motion_on,
         signature=system_signature(matter),
     )
 

@@ -1,7 +1,9 @@
 """``jb.Constraint``: the handle to one constraint of a matter subsystem and the per-constraint API.
 
 Construction (``jb.Constraint.Rod(...)`` and the other Simbody types) lives in
-ConstraintFactories (constraint_factories.py), which Constraint inherits; the
+ConstraintFactories (constraint_factories.py), index bookkeeping and the forces on
+the constraint's own bodies and mobilities in ConstraintIndexing
+(constraint_indexing.py); Constraint inherits both. The
 handle holds the constraint's type, bodies, selected q/u and parameters.
 
 Topology queries (constrained bodies and mobilizers, Ancestor, subtree,
@@ -10,8 +12,9 @@ equation counts) are host-side. Enabling is an Instance-stage State variable:
 (``get_*``: position errors need Position, velocity errors Velocity, errors of
 acceleration, multipliers and forces Acceleration) or compute from it
 (``calc_*``); they take the model from the frozen system unless ``model=`` is
-given (e.g. a model with swept parameters). Forces are in G, at each
-constrained body's origin (N, N m), with the sign of G^T lambda.
+given (e.g. a model with swept parameters). Forces are at each constrained
+body's origin (N, N m), in G (in the Ancestor frame from
+calc_constraint_forces_from_multipliers, as Simbody's), with the sign of G^T lambda.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.constraint_factories import ConstraintFactories
+from jaxbody._api.constraint_indexing import ConstraintIndexing
+from jaxbody._api.handle_membership import HandleMembership
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.operator import operator
 from jaxbody._api.unilateral import ConditionalFlag
@@ -28,7 +33,7 @@ from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 
-class Constraint(ConstraintFactories, ConditionalFlag):
+class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, ConditionalFlag):
     """A constraint handle (Simbody's Constraint). Construct with the factories of ConstraintFactories."""
 
     # -- construction --------------------------------------------------------------------------
@@ -86,9 +91,10 @@ class Constraint(ConstraintFactories, ConditionalFlag):
         return self.bodies[i]
 
     def get_constrained_mobilizers(self) -> tuple[MobilizedBody, ...]:
-        """Mobilized bodies whose q or u this constraint acts on directly (unique, in order)."""
+        """Mobilized bodies whose q or u this constraint acts on directly (unique, in order); a SpeedCoupler's
+        coordinates are only read, so their mobilizers are not among them (as in Simbody)."""
         out = []
-        for m, _ in self.q_select + self.u_select:
+        for m, _ in (self.q_select if self.ctype.q_constrained else ()) + self.u_select:
             if m not in out:
                 out.append(m)
         return tuple(out)
@@ -197,25 +203,12 @@ class Constraint(ConstraintFactories, ConditionalFlag):
         return state.acceleration.multipliers[rows]
 
     @operator(Stage.Acceleration)
-    def get_constraint_forces_as_vectors(self, state: State, model=None):
-        """(body forces (nb, 2, 3) at each constrained body's origin in G, mobility forces (nu,)) from this
-        constraint's multipliers, with the sign of G^T lambda (requires Acceleration)."""
-        model = self._model(model)
-        lam = self._own(model, state.acceleration.multipliers)
-        F, f = model.calc_constraint_forces_from_multipliers(state, lam)
-        return F[np.asarray([b.index for b in self.bodies], dtype=np.int32).reshape(-1)], f
-
-    @operator(Stage.Acceleration)
     def calc_power(self, state: State, model=None):
         """Power of this constraint's forces, Simbody's sign: ``-lambda . (G u)`` over its rows (requires Acceleration)."""
         model = self._model(model)
         rows = np.concatenate(self._rows(model))
         lam = state.acceleration.multipliers
         return -jnp.dot(lam[rows], model.multiply_by_g(state, state.u)[rows])
-
-    def _own(self, model, lam):
-        rows = np.concatenate(self._rows(model))
-        return jnp.zeros_like(lam).at[rows].set(lam[rows])
 
     @operator()
     def calc_position_error_from_q(self, state: State, q, model=None):

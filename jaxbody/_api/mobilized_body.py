@@ -12,6 +12,8 @@ import numpy as np
 from jaxbody import _mobilizers as mob
 from jaxbody._api.arguments import integer
 from jaxbody._api.body import Body, host_transform
+from jaxbody._api.mobilized_body_bookkeeping import MobilizedBodyBookkeeping
+from jaxbody._api.mobilized_body_decorations import MobilizedBodyDecorations
 from jaxbody._api.mobilized_body_distances import MobilizedBodyDistances
 from jaxbody._api.mobilized_body_fitting import MobilizedBodyFitting
 from jaxbody._api.mobilized_body_forces import MobilizedBodyForces
@@ -27,14 +29,15 @@ from jaxbody.errors import InvalidArgument, UnknownParent
 
 class MobilizedBody(
     MobilizedBodyFrames, MobilizedBodyMass, MobilizedBodyDistances, MobilizedBodyForces, MobilizedBodyMobilizer,
-    MobilizedBodyFitting, MobilizedBodyMotion,
+    MobilizedBodyFitting, MobilizedBodyMotion, MobilizedBodyDecorations, MobilizedBodyBookkeeping,
 ):
     """Handle to one mobilized body (Simbody's MobilizedBody).
 
     Its operators come from the mixins: pose and motion in G and in other bodies (MobilizedBodyFrames),
     mass properties and momentum (MobilizedBodyMass), point-to-point distances (MobilizedBodyDistances),
     reactions and force helpers (MobilizedBodyForces), the mobilizer's derivatives and frames
-    (MobilizedBodyMobilizer), q/u fitting (MobilizedBodyFitting) and motions and locks (MobilizedBodyMotion).
+    (MobilizedBodyMobilizer), q/u fitting (MobilizedBodyFitting), motions and locks (MobilizedBodyMotion),
+    membership and default frames (MobilizedBodyBookkeeping).
     """
 
     #: ``direction=`` values of every factory: q and u defined parent->child (Forward, the default) or as if the

@@ -9,7 +9,8 @@ Position-stage (and later) operators read the mass properties from the State's P
 ``p_GBc``), so they always agree with the model the State was realized with; ``@operator(stage)`` states
 the stage each needs (StageViolation while tracing otherwise). The Instance-stage getters
 (``get_body_mass_properties`` and friends) have no cache to read: they take an optional ``model`` and read
-``model.parameters``; without one they return the construction values of the Body.
+``model.parameters``; without one they return the construction values of the Body. The Body itself
+(``set_body``, ``set_default_mass_properties``) is a topology-stage choice, made before ``realize_topology()``.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
+from jaxbody._api.body import Body
 from jaxbody._api.operator import operator
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
+from jaxbody._math.inertia import MassProperties
 from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
 
 
 class MassPropertiesArrays(NamedTuple):
@@ -45,6 +49,31 @@ class MobilizedBodyMass:
 
     Uses ``self.index``, ``self.body``, ``self._mobilizer_for`` and ``self.is_ground`` of MobilizedBody.
     """
+
+    # ------------------------------------------------------------------------------------
+    # Topology stage: the Body (host-side; before realize_topology)
+
+    def get_body(self) -> Body:
+        """The jb.Body this mobilizer carries (its default mass properties)."""
+        return self.body
+
+    def set_body(self, body: Body):
+        """Replace the Body (Simbody's setBody), before ``realize_topology()``; Ground keeps its massless Body.
+        To change masses of a realized Model, use ``jb.replace_parameters``."""
+        self.matter.system._check_not_frozen(f"set the body of {self.name}")
+        if self.is_ground():
+            raise InvalidArgument("Ground's body cannot be replaced")
+        if not isinstance(body, Body):
+            raise InvalidArgument(f"{self.name}: set_body needs a jb.Body (e.g. jb.Body.Rigid(mass_props)), got {type(body).__name__}")
+        self.body = body
+        return self
+
+    def set_default_mass_properties(self, mass_properties: MassProperties):
+        """Replace the Body's mass properties (Simbody's setDefaultMassProperties), before ``realize_topology()``."""
+        return self.set_body(Body(mass_properties))
+
+    def get_default_mass_properties(self) -> MassProperties:
+        return self.body.mass_properties
 
     # ------------------------------------------------------------------------------------
     # State access: mass properties (Instance stage; model parameters or construction values)

@@ -1,9 +1,10 @@
 """MobilizedBody mixin: adopting a Motion, locking, and per-body motion queries (catalogue 3.1-3.2).
 
-Topology-stage choices (``adopt_motion``, ``clear_motion``, ``lock_by_default``)
-are host-side and must precede ``system.realize_topology()``. Locks are
-Instance-stage State variables: ``lock``/``lock_at``/``unlock`` return new
-States (dropping every cache) and work under jit and vmap; the lock level
+Topology-stage choices (``adopt_motion``, ``clear_motion``, ``lock_by_default``,
+``set_motion_disabled_by_default``) are host-side and must precede
+``system.realize_topology()``. Locks and Motion enabling are Instance-stage State
+variables: ``lock``/``lock_at``/``unlock`` and ``disable_motion``/``enable_motion``
+return new States (dropping every cache) and work under jit and vmap; the lock level
 argument is a Python int (``jb.Motion.Position`` etc.), the values are arrays.
 """
 
@@ -24,6 +25,7 @@ class MobilizedBodyMotion:
 
     _motion: Motion | None = None
     _default_lock_level: int = Motion.NoLevel
+    _motion_disabled_by_default: bool = False
 
     # -- topology stage ----------------------------------------------------------
 
@@ -54,6 +56,16 @@ class MobilizedBodyMotion:
             raise InvalidArgument(f"{self.name} has no Motion")
         return self._motion
 
+    def set_motion_disabled_by_default(self, disabled: bool = True) -> "MobilizedBodyMotion":
+        """Whether the default State has this body's Motion disabled (Simbody's Motion::setDisabledByDefault).
+        Before realize_topology."""
+        self.matter.system._check_not_frozen(f"set_motion_disabled_by_default on {self.name}")
+        self._motion_disabled_by_default = bool(disabled)
+        return self
+
+    def is_motion_disabled_by_default(self) -> bool:
+        return self._motion_disabled_by_default
+
     def lock_by_default(self, level=Motion.Position) -> "MobilizedBodyMotion":
         """Lock this body in the default State (values from the default q and u = 0); NoLevel clears it."""
         self._check_can_drive("lock_by_default")
@@ -61,7 +73,12 @@ class MobilizedBodyMotion:
         return self
 
     def get_locked_by_default_level(self) -> int:
+        """Simbody's getLockByDefaultLevel: the default lock level, Motion.NoLevel (-1) when not locked."""
         return self._default_lock_level
+
+    def is_locked_by_default(self) -> bool:
+        """Whether the default State locks this body (lock_by_default with a level)."""
+        return self._default_lock_level != Motion.NoLevel
 
     # -- locks (State, Instance stage) --------------------------------------------------
 
@@ -142,6 +159,31 @@ class MobilizedBodyMotion:
         if level == Motion.Position:
             return state.lock_q[self._q_slice(state)]
         return state.lock_u[self._u_slice()]
+
+    # -- Motion enabling (State, Instance stage) ---------------------------------------------
+
+    def _check_has_motion(self, what):
+        if not self.has_motion():
+            raise InvalidArgument(f"{self.name}: {what} needs an adopted Motion (adopt_motion before realize_topology)")
+
+    @operator()
+    def disable_motion(self, state: State) -> State:
+        """A new State in which this body's Motion is off (Simbody's Motion::disable): its mobilities are free
+        unless locked. Drops every cache; no recompilation."""
+        self._check_has_motion("disable_motion")
+        return state.set_motion_enabled(state.motion_enabled.at[self.index].set(False))
+
+    @operator()
+    def enable_motion(self, state: State) -> State:
+        """A new State in which this body's Motion drives it again (Simbody's Motion::enable)."""
+        self._check_has_motion("enable_motion")
+        return state.set_motion_enabled(state.motion_enabled.at[self.index].set(True))
+
+    @operator()
+    def is_motion_disabled(self, state: State):
+        """bool array: whether this body's Motion is disabled in ``state`` (Simbody's Motion::isDisabled)."""
+        self._check_has_motion("is_motion_disabled")
+        return ~state.motion_enabled[self.index]
 
     # -- per-body motion queries -----------------------------------------------------------
 

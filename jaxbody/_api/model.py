@@ -38,6 +38,7 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
 
     motions: one jaxbody._dynamics.motion.BoundMotion per body with an adopted Motion.
     default_lock_level: static per-body lock levels of ``lock_by_default`` (empty: none).
+    default_motion_enabled: static per-body Motion enabling (``set_motion_disabled_by_default``; empty: all on).
     signature: the system's SystemSignature (static; by structure, so identical systems share compiled code).
     Every State this model makes carries it, and every operator checks a State's signature, shapes, dtype
     and mode against the model's before tracing (InvalidArgument; free at run time).
@@ -49,6 +50,7 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
     default_q: jnp.ndarray
     motions: tuple = ()
     default_lock_level: tuple = eqx.field(static=True, default=())
+    default_motion_enabled: tuple = eqx.field(static=True, default=())
     constraints: ConstraintSet = eqx.field(static=True, default=ConstraintSet())
     signature: SystemSignature | None = eqx.field(static=True, default=None)
 
@@ -70,6 +72,21 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
 
     def get_num_constraints(self) -> int:
         return self.constraints.num_constraints
+
+    @property
+    def nz(self) -> int:
+        """Length of z: the force elements' state variables (Simbody's auxiliary continuous state)."""
+        return sum(element.num_z() for element in self.forces)
+
+    def get_num_z(self) -> int:
+        return self.nz
+
+    @property
+    def default_z(self) -> jnp.ndarray:
+        """Initial z (nz,): each force element's ``default_z``, in element order."""
+        dtype = self.default_q.dtype
+        parts = [element.default_z(dtype) for element in self.forces]
+        return jnp.concatenate(parts) if parts else jnp.zeros((0,), dtype)
 
     @operator()
     def get_num_quaternions_in_use(self, state: State | None = None) -> int:
@@ -109,12 +126,13 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
             t=jnp.zeros((), dtype),
             q=self.default_q,
             u=jnp.zeros(self.topology.nu, dtype),
-            z=jnp.zeros(0, dtype),
+            z=self.default_z,
             mobility_forces=jnp.zeros(self.topology.nu, dtype),
             body_forces=jnp.zeros((nb, 2, 3), dtype),
             lock_level=jnp.asarray(self.default_lock_level or (-1,) * nb, jnp.int32),
             lock_q=self.default_q,
             lock_u=jnp.zeros(self.topology.nu, dtype),
+            motion_enabled=jnp.asarray(self.default_motion_enabled or (True,) * nb, bool),
             constraint_enabled=jnp.asarray(self.constraints.default_enabled, bool).reshape(self.constraints.num_constraints),
             use_euler_angles=self.topology.use_euler_angles,
             system=self.signature,
@@ -220,9 +238,9 @@ def check_state_fits(model: Model, state: State) -> list[str]:
             f"this model is of {model.signature}; use this model's default_state() (a State belongs to the model that made it)"
         )
     nb, nc = topo.nbodies, model.constraints.num_constraints
-    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (0,), "mobility_forces": (topo.nu,),
+    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (model.nz,), "mobility_forces": (topo.nu,),
                 "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),
-                "lock_q": (topo.nq,), "lock_u": (topo.nu,)}
+                "lock_q": (topo.nq,), "lock_u": (topo.nu,), "motion_enabled": (nb,)}
     shapes = [f"{k} {getattr(state, k).shape} (expected {v})" for k, v in expected.items() if getattr(state, k).shape != v]
     if state.q.ndim > 1 and state.q.shape[1:] == (topo.nq,):
         found.append(f"it is a batch of {state.q.shape[0]} states (q shape {state.q.shape}): map over it with jax.vmap")

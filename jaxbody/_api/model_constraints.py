@@ -132,6 +132,28 @@ class ModelConstraints:
         return _velocity_ops(self, state).calc_pv()
 
     @operator(jit=True)
+    def calc_pv_transpose(self, state: State):
+        return self.calc_pv(state).T
+
+    @operator(Stage.Position, jit=True)
+    def multiply_by_pv(self, state: State, ulike, bias=None):
+        """``[P; V] ulike`` (mp + mv,) (requires Position): a forward-mode derivative of (pverr, verr), one
+        outward sweep. ``bias`` is accepted for Simbody's signature; the product is exact either way."""
+        ulike = self._mobility(ulike, "ulike")
+        return jax.jvp(_velocity_ops(self, state).velocity_errors, (jnp.zeros_like(ulike),), (ulike,))[1]
+
+    @operator(Stage.Position, jit=True)
+    def calc_bias_for_multiply_by_pv(self, state: State):
+        """(pverr, verr) at u = 0 (mp + mv,): the explicit time dependence (requires Position)."""
+        return _velocity_ops(self, state).velocity_bias
+
+    @operator(Stage.Position, jit=True)
+    def multiply_by_pv_transpose(self, state: State, lam):
+        """``[P; V]^T lambda`` for lambda (mp + mv,) (requires Position). O(n)."""
+        c = self.constraints
+        return _velocity_ops(self, state).multiply_by_pv_transpose(self._vec(lam, c.mp + c.mv, "lambda"))
+
+    @operator(jit=True)
     def calc_p(self, state: State):
         """P (mp, nu): holonomic rows, ``pverr = P u + c(t)`` (requires Position)."""
         return self.calc_pv(state)[: self.constraints.mp]

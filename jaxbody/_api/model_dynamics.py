@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxbody._api.mobilized_body_mass import MassPropertiesArrays
 from jaxbody._api.operator import operator
 from jaxbody._dynamics import articulated, inverse_dynamics, mass_matrix, prescribed
 from jaxbody._dynamics import system_properties as sp
@@ -220,6 +221,15 @@ class ModelDynamics:
     def calc_system_central_inertia_in_ground(self, state: State):
         """System inertia about its mass center, in G (3, 3). Requires Position."""
         return sp.calc_central_inertia_in_ground(self.parameters, state.position)
+
+    @operator(Stage.Position, jit=True)
+    def calc_system_mass_properties_in_ground(self, state: State):
+        """Simbody's calcSystemMassPropertiesInGround: MassPropertiesArrays(mass (), com (3,) from the Ground origin
+        in G, inertia (3, 3) about the Ground origin in G) of the whole system. Requires Position."""
+        mass = sp.calc_system_mass(self.parameters)
+        com = sp.calc_mass_center_location(self.parameters, state.position)
+        shift = mass * (jnp.dot(com, com) * jnp.eye(3, dtype=com.dtype) - jnp.outer(com, com))
+        return MassPropertiesArrays(mass, com, sp.calc_central_inertia_in_ground(self.parameters, state.position) + shift)
 
     # -- force accumulation helpers (return new arrays) ---------------------------------------
 

@@ -195,9 +195,10 @@ class ModelMotion:
 
     @operator(jit=True)
     def realize_model(self, state: State) -> State:
-        """Simbody's realizeModel: Instance variables (locks) back to their defaults; drops every cache."""
+        """Simbody's realizeModel: Instance variables (locks, Motion enabling) back to their defaults; drops every
+        cache."""
         default = self.default_state()
-        return state.set_locks(default.lock_level, default.lock_q, default.lock_u)
+        return state.set_locks(default.lock_level, default.lock_q, default.lock_u).set_motion_enabled(default.motion_enabled)
 
 
 __all__ = ["ModelMotion"]

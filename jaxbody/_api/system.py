@@ -16,14 +16,17 @@ from __future__ import annotations
 from jaxbody import _mobilizers as mob
 from jaxbody._api.body import Body
 from jaxbody._api.build_model import build_model, describe_matter, system_signature
+from jaxbody._api.matter_bookkeeping import MatterBookkeeping
+from jaxbody._api.matter_decorations import MatterDecorations
 from jaxbody._api.mobilized_body import MobilizedBody
+from jaxbody._api.system_bookkeeping import SystemBookkeeping
 from jaxbody._api.system_conveniences import SystemConveniences
 from jaxbody._api.unilateral import UnilateralMatter
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
 
 
-class MultibodySystem(SystemConveniences):
+class MultibodySystem(SystemBookkeeping, SystemConveniences):
     """Owns one SimbodyMatterSubsystem and any number of GeneralForceSubsystems."""
 
     def __init__(self):
@@ -55,7 +58,7 @@ class MultibodySystem(SystemConveniences):
         return self._model
 
 
-class SimbodyMatterSubsystem(UnilateralMatter):
+class SimbodyMatterSubsystem(MatterDecorations, MatterBookkeeping, UnilateralMatter):
     """The tree of mobilized bodies. Ground is body 0."""
 
     def __init__(self, system: MultibodySystem):

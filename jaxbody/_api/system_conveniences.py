@@ -10,6 +10,15 @@ counts once per *trace*, not once per execution or per batch lane; calls of
 the Model's methods (``model.realize``, what the integrators use) are not
 counted. This keeps the counters exact for eager use and free of any cost in
 compiled code.
+
+Projection outcomes follow Simbody's System::projectQ/projectU: a call that
+fails counts in ``get_num_failed_project_q_calls``; a successful one that
+changed q counts in ``get_num_q_projections``, and one given an error estimate
+in ``get_num_q_error_estimate_projections`` (the same for u). The outcome is
+data, so these counters are updated by eager calls only (concrete results; a
+batched result counts each lane); inside ``jit``/``vmap`` read the
+ProjectResults every projection returns instead (the pure form: ``success``,
+iterations and error norms per lane).
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax
 import numpy as np
 
 from jaxbody._api.operator import entry_point
@@ -104,19 +114,40 @@ class SystemConveniences:
         """
         self._num_project_q_calls += 1
         self._num_project_u_calls += 1
-        return _project(self._model_for(state, "project"), state, self._project_options(accuracy, options))
+        opts = self._project_options(accuracy, options)
+        new_state, results = out = _project(self._model_for(state, "project"), state, opts)
+        self._count_outcome("q", state.q, new_state.q, results.q_final_norm <= opts.accuracy, None)
+        self._count_outcome("u", state.u, new_state.u, results.u_final_norm <= opts.accuracy, None)
+        return out
 
     def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
         """Position projection only (see jaxbody._constraints.projection.project_q). Returns (state, ProjectResults)."""
         self._num_project_q_calls += 1
         opts = self._project_options(accuracy, options)
-        return _project_q(self._model_for(state, "project_q"), state, opts, q_err_estimate)
+        new_state, results = out = _project_q(self._model_for(state, "project_q"), state, opts, q_err_estimate)
+        self._count_outcome("q", state.q, new_state.q, results.success, q_err_estimate)
+        return out
 
     def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
         """Velocity projection only (see jaxbody._constraints.projection.project_u). Returns (state, ProjectResults)."""
         self._num_project_u_calls += 1
         opts = self._project_options(accuracy, options)
-        return _project_u(self._model_for(state, "project_u"), state, opts, u_err_estimate)
+        new_state, results = out = _project_u(self._model_for(state, "project_u"), state, opts, u_err_estimate)
+        self._count_outcome("u", state.u, new_state.u, results.success, u_err_estimate)
+        return out
+
+    def _count_outcome(self, level, before, after, success, err_estimate):
+        """Simbody's outcome counters for one projection at ``level`` ("q" or "u"): ``before``/``after`` the q or
+        u on entry and exit, ``success`` whether that level reached the accuracy. Eager (concrete) calls only;
+        each lane of a concrete batch counts once."""
+        if any(isinstance(x, jax.core.Tracer) for x in (before, after, success)):
+            return
+        success = np.asarray(success, bool)
+        changed = np.any(np.asarray(before) != np.asarray(after), axis=-1)
+        self._num_failed_project_calls[level] += int(np.sum(~success))
+        self._num_projections[level] += int(np.sum(success & changed))
+        if err_estimate is not None:
+            self._num_error_estimate_projections[level] += int(np.sum(success))
 
     # -- hints (not part of the Model; may be changed at any time) -------------------------
 
@@ -174,6 +205,9 @@ class SystemConveniences:
         self._num_project_q_calls = 0
         self._num_project_u_calls = 0
         self._num_realizations = {s: 0 for s in Stage}
+        self._num_failed_project_calls = {"q": 0, "u": 0}
+        self._num_projections = {"q": 0, "u": 0}
+        self._num_error_estimate_projections = {"q": 0, "u": 0}
 
     def get_num_realize_calls(self) -> int:
         """Calls (or traces) of ``system.realize``."""
@@ -198,6 +232,27 @@ class SystemConveniences:
     def get_num_project_u_calls(self) -> int:
         """Calls (or traces) of ``system.project`` and ``system.project_u``."""
         return self._num_project_u_calls
+
+    def get_num_failed_project_q_calls(self) -> int:
+        """Eager q projections that did not reach the accuracy (each failed lane of a batch counts)."""
+        return self._num_failed_project_calls["q"]
+
+    def get_num_failed_project_u_calls(self) -> int:
+        return self._num_failed_project_calls["u"]
+
+    def get_num_q_projections(self) -> int:
+        """Eager successful q projections that changed q (quaternion normalization included)."""
+        return self._num_projections["q"]
+
+    def get_num_u_projections(self) -> int:
+        return self._num_projections["u"]
+
+    def get_num_q_error_estimate_projections(self) -> int:
+        """Eager successful q projections that were given an integrator error estimate."""
+        return self._num_error_estimate_projections["q"]
+
+    def get_num_u_error_estimate_projections(self) -> int:
+        return self._num_error_estimate_projections["u"]
 
 
 def _positive(x, what):

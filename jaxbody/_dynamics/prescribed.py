@@ -12,7 +12,8 @@ Methods are Simbody's ``Motion::Method`` values per body and level, shape
   locked u zero) or Prescribed, Zero.  Acceleration lock: Free, Free, Zero or
   Prescribed.  A lock overrides the body's Motion.
 * Motion at Position level: Prescribed x3; Velocity: Free, Prescribed,
-  Prescribed; Acceleration: Free, Free, Prescribed.  No Motion: Free x3.
+  Prescribed; Acceleration: Free, Free, Prescribed.  No Motion, or one
+  disabled in the State (``State.motion_enabled``): Free x3.
 
 Prescribed values are returned unpacked (q or u slots, zero where not
 prescribed): q at Time stage (needs t), u at Position stage (needs q), udot
@@ -73,7 +74,7 @@ def _motion_levels(model) -> tuple:
 def calc_motion_methods(model, state):
     """(nbodies, 3) int32: each body's (q, u, udot) Motion::Method in ``state``. Jit-safe."""
     topo = model.topology
-    static = jnp.asarray(_static_methods(topo, _motion_levels(model)))
+    static = jnp.where(state.motion_enabled[:, None], jnp.asarray(_static_methods(topo, _motion_levels(model))), _F)
     level = state.lock_level
     nonzero = jnp.any(mobilizer_groups.per_body_u(topo, state.lock_u) != 0, -1)
     zero_or_prescribed = jnp.where(nonzero, _P, _Z)

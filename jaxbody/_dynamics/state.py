@@ -83,7 +83,8 @@ class DynamicsCache(eqx.Module):
     udot_known) of jaxbody._dynamics.articulated, RBDA pass 2's inertia part;
     for a body whose udot is known P passes through (``P+ = P``), D_inv is the
     identity and G is zero. udot_prescribed: (nu,) the known udots (Simbody's
-    presUDot pool, unpacked; zero on free mobilities).
+    presUDot pool, unpacked; zero on free mobilities). zdot: (nz,) the force elements' state-variable
+    derivatives dz/dt (Simbody computes them at Acceleration; none of jaxbody's depend on udot).
     """
 
     body_forces: jnp.ndarray
@@ -91,6 +92,7 @@ class DynamicsCache(eqx.Module):
     potential_energy: jnp.ndarray
     articulated: ArticulatedInertias
     udot_prescribed: jnp.ndarray
+    zdot: jnp.ndarray
 
 
 class AccelerationCache(eqx.Module):
@@ -159,6 +161,8 @@ class State(eqx.Module):
     states with different locks.
     constraint_enabled: (nconstraints,) bool, which constraints are enforced (Simbody's
     Constraint::disable/enable; an Instance-stage change: setting it drops every cache).
+    motion_enabled: (nbodies,) bool, whether each body's adopted Motion drives it (Simbody's
+    Motion::disable/enable; Instance stage, drops every cache; a body without a Motion ignores it).
     system: the SystemSignature of the model that made it (``model.default_state()``; static). Model
     operators and MobilizedBody/Constraint handles compare it with their own system's and raise
     InvalidArgument for a State of another system.
@@ -174,6 +178,7 @@ class State(eqx.Module):
     lock_level: jnp.ndarray
     lock_q: jnp.ndarray
     lock_u: jnp.ndarray
+    motion_enabled: jnp.ndarray
     use_euler_angles: bool = eqx.field(static=True, default=False)
     system: SystemSignature | None = eqx.field(static=True, default=None)
     position: PositionCache | None = None
@@ -247,6 +252,12 @@ class State(eqx.Module):
         _check_shape(lock_q, self.lock_q.shape, "lock_q")
         _check_shape(lock_u, self.lock_u.shape, "lock_u")
         return _replace(self._drop_from("position"), lock_level=lock_level, lock_q=lock_q, lock_u=lock_u)
+
+    def set_motion_enabled(self, enabled) -> "State":
+        """Set which bodies' Motions are enforced, (nbodies,) bool; drops every cache (Instance stage)."""
+        enabled = jnp.asarray(enabled, bool)
+        _check_shape(enabled, self.motion_enabled.shape, "motion_enabled")
+        return _replace(self._drop_from("position"), motion_enabled=enabled)
 
     # -- simple getters -------------------------------------------------------
 

@@ -24,6 +24,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._math.products import matmul as matmul
+from jaxbody._math.products import matmul_t as matmul_t
+from jaxbody._math.products import mattvec as mattvec
+from jaxbody._math.products import matvec as matvec
+from jaxbody._math.products import tmatmul as tmatmul
 from jaxbody.errors import InvalidArgument
 
 # --------------------------------------------------------------------------
@@ -45,37 +50,6 @@ def safe_norm(v, axis=-1, keepdims=False):
     is_zero = sq == 0
     safe_sq = jnp.where(is_zero, 1.0, sq)
     return jnp.where(is_zero, 0.0, jnp.sqrt(safe_sq))
-
-
-# Small-matrix products are written as broadcast multiply-and-sum rather than
-# dot_general: for 3x3 and 6x6 blocks batched over bodies and states, XLA
-# fuses these into vectorized loops on CPU and GPU, whereas a batched dot
-# becomes one tiny matrix call per batch element.
-
-
-def matvec(A, x):
-    """Batched ``A @ x`` for A (..., m, n), x (..., n)."""
-    return jnp.sum(A * x[..., None, :], axis=-1)
-
-
-def mattvec(A, x):
-    """Batched ``A.T @ x`` for A (..., m, n), x (..., m)."""
-    return jnp.sum(A * x[..., :, None], axis=-2)
-
-
-def matmul(A, B):
-    """Batched ``A @ B`` for A (..., m, k), B (..., k, n)."""
-    return jnp.sum(A[..., :, :, None] * B[..., None, :, :], axis=-2)
-
-
-def matmul_t(A, B):
-    """Batched ``A @ B.T`` for A (..., m, k), B (..., n, k)."""
-    return jnp.sum(A[..., :, None, :] * B[..., None, :, :], axis=-1)
-
-
-def tmatmul(A, B):
-    """Batched ``A.T @ B`` for A (..., k, m), B (..., k, n)."""
-    return jnp.sum(A[..., :, :, None] * B[..., :, None, :], axis=-3)
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Command-line interface: ``jaxbody demo [--batch N] [--steps N] [--dt S] [--out PNG]``.
+"""Command-line interface: ``jaxbody demo [--model PATH] [--batch N] [--steps N] [--dt S] [--out PNG]``.
 
 Only the CLI turns on float64 (inside the command); importing jaxbody never
 changes JAX's global configuration.
@@ -39,10 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
             "time, wall time, throughput and relative energy drift, and writes a PNG."
         ),
     )
-    p.add_argument("--batch", type=_positive_int, default=demo.DEFAULT_BATCH, help="number of systems (default %(default)s)")
+    p.add_argument("--model", default=None, metavar="PATH",
+                   help="import this URDF (.urdf), MJCF (.xml) or OpenSim (.osim) model instead of the chains: "
+                        "simulate a small batch and write an animation of lane 0 and its trajectory plots")
+    p.add_argument("--animation", default="jaxbody_model.gif",
+                   help="with --model: the animation's path, .gif or .mp4 (default %(default)s); '' for none")
+    p.add_argument("--batch", type=_positive_int, default=None,
+                   help=f"number of systems (default {demo.DEFAULT_BATCH}; with --model 16)")
     p.add_argument("--steps", type=_positive_int, default=demo.DEFAULT_STEPS, help="RK4 steps (default %(default)s)")
     p.add_argument("--dt", type=_positive_float, default=demo.DEFAULT_DT, help="step size in s (default %(default)s)")
-    p.add_argument("--out", default="jaxbody_demo.png", help="PNG path (default %(default)s); '' for none")
+    p.add_argument("--out", default=None,
+                   help="PNG path (default jaxbody_demo.png; with --model jaxbody_model_trajectory.png); '' for none")
     p.add_argument("--seed", type=int, default=0, help="random seed for parameters and initial states")
     return parser
 
@@ -55,10 +62,19 @@ def main(argv=None) -> int:
 
         print(f"jaxbody {__version__}")
         return 0
-    if args.command == "demo":
-        from jaxbody.cli.demo import run_demo
+    if args.command == "demo" and args.model:
+        from jaxbody.cli.demo_model import DEFAULT_BATCH, load_model, run_model_demo
 
-        run_demo(batch=args.batch, steps=args.steps, dt=args.dt, out=args.out or None, seed=args.seed)
+        out = "jaxbody_model_trajectory.png" if args.out is None else args.out
+        axis = "y" if args.model.lower().endswith(".osim") else "z"  # OpenSim's cylinders are along y, as Simbody's
+        run_model_demo(load_model(args.model), batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt,
+                       out=out or None, animation=args.animation or None, seed=args.seed, cylinder_axis=axis)
+        return 0
+    if args.command == "demo":
+        from jaxbody.cli.demo import DEFAULT_BATCH, run_demo
+
+        out = "jaxbody_demo.png" if args.out is None else args.out
+        run_demo(batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt, out=out or None, seed=args.seed)
         return 0
     parser.print_help()
     return 0

@@ -156,7 +156,9 @@ def test_constraint_forces_as_vectors_add_up_to_g_transpose_lambda(results):
         assert F_c.shape == (len(c.bodies), 2, 3)
         F = np.zeros((model.get_num_bodies(), 2, 3))
         F[[b.index for b in c.bodies]] = F_c
-        total += np.einsum("bkij,bij->k", J, F) + f_c
+        f = np.zeros(5)
+        f[[c.get_u_index_of_constrained_u(None, i) for i in range(c.get_num_constrained_u())]] = f_c
+        total += np.einsum("bkij,bij->k", J, F) + f
     np.testing.assert_allclose(total, out["Gt_mult"], atol=1e-10)
 
 

@@ -93,6 +93,9 @@ class ConstraintType(abc.ABC):
     #: Number of constrained q's and u's (each given as (mobilized body, index within its q or u)).
     n_q: ClassVar[int] = 0
     n_u: ClassVar[int] = 0
+    #: Whether the selected q's mobilizers are constrained mobilizers (False: the q's are only read, as
+    #: Simbody's SpeedCoupler coordinates; the constraint applies no force to them).
+    q_constrained: ClassVar[bool] = True
     n_params: ClassVar[int] = 0
     mp: ClassVar[int] = 0
     mv: ClassVar[int] = 0

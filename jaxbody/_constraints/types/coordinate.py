@@ -116,6 +116,7 @@ class SpeedCoupler(ConstraintType):
 
     simbody_name = "SpeedCoupler"
     mv = 1
+    q_constrained = False
     function: Callable = None
     num_speeds: int = 1
     num_coordinates: int = 0

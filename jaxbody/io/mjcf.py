@@ -1,0 +1,134 @@
+"""``load_mjcf``: a MuJoCo MJCF model as jaxbody builders, read through MuJoCo's own compiler.
+
+Parsing is MuJoCo's (``mujoco.MjModel.from_xml_*``, optional extra ``jaxbody[io]``): it resolves defaults
+classes, includes, angle units, eulerseq, every orientation specifier and geom-inferred inertias exactly as
+MuJoCo simulates them, so the importer reads the compiled arrays (body_pos/quat, jnt_pos/axis, body_ipos/
+iquat/inertia, eq_data) and cannot disagree with MuJoCo about the file.
+
+Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
+
+* A body's joints are applied in file order about their anchors, as MuJoCo's kinematics does: each joint is
+  a MobilizedBody; all but the last of a body's joints carry massless intermediate bodies named
+  ``"<body>/<joint>"``. hinge -> Pin, slide -> Slider (axis by a rotation R: ``X_PF = X R``,
+  ``X_BM = Trans(pos) R``), ball -> Ball (must be the body's last joint), free -> Free from Ground;
+  a body without joints -> Weld. q is MuJoCo's qpos for hinge, slide and ball (w, x, y, z);
+  free: jaxbody q = (quaternion, position) vs qpos = (position, quaternion).
+  Velocities, with R_FM the joint's rotation: ball u = w in the parent frame vs qvel = R_FM^T u;
+  free u = (w in G, v in G) vs qvel = (v, R_GB^T w). Accelerations map as the velocities (exactly).
+* Equalities become exact jaxbody constraints (MuJoCo's are soft, with solref/solimp and torquescale):
+  connect -> Constraint.Ball(body1, anchor1, body2, anchor2); weld -> Constraint.Weld(body1, relpose,
+  body2, Transform(anchor)); joint -> Constraint.CoordinateCoupler ``q1 - sum_k c_k q2^k = 0``.
+  Equalities inactive at start are disabled by default.
+* Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Armature and damping are kept
+  as metadata only (jaxbody has no armature: a model with armature warns; its M differs by the armature).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from jaxbody._api.body import Body
+from jaxbody._api.force import Force
+from jaxbody._api.mobilized_body import MobilizedBody
+from jaxbody._api.system import (
+    GeneralForceSubsystem,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
+from jaxbody._math.spatial import Transform
+from jaxbody.errors import InvalidArgument
+from jaxbody.io._frames import MassAccumulator, quaternion_matrix, rotation_taking
+from jaxbody.io.imported import Coordinate, Frame, ImportedModel
+from jaxbody.io.mjcf_parts import add_equalities, mjcf_visuals, names
+
+_FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
+_Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
+
+
+def _compile(path_or_string):
+    try:
+        import mujoco
+    except ImportError:
+        raise ImportError("jaxbody.io.load_mjcf needs the optional 'mujoco' package: pip install 'jaxbody[io]'") from None
+    try:
+        if isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
+            return mujoco, mujoco.MjModel.from_xml_string(path_or_string)
+        return mujoco, mujoco.MjModel.from_xml_path(os.fspath(path_or_string))
+    except ValueError as e:  # MuJoCo's compiler message names the element and its line
+        raise InvalidArgument(f"MJCF: {e}") from None
+
+
+def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
+    """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
+
+    Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
+    naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints
+    in its body, and site-based or tendon/flex equalities.
+    """
+    mujoco, m = _compile(path_or_string)
+    body_names = names(mujoco, m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body")
+    joint_names = names(mujoco, m, mujoco.mjtObj.mjOBJ_JOINT, m.njnt, "joint")
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    mobods = [matter.Ground()]
+    coordinates = {}
+    for b in range(1, m.nbody):
+        mass = MassAccumulator()
+        R_i = quaternion_matrix(m.body_iquat[b])
+        mass.add(float(m.body_mass[b]), m.body_ipos[b], R_i @ np.diag(m.body_inertia[b]) @ R_i.T)
+        body = Body.Rigid(mass.mass_properties())
+        parent = mobods[m.body_parentid[b]]
+        X = Transform(quaternion_matrix(m.body_quat[b]), np.asarray(m.body_pos[b], dtype=float))
+        joints = [j for j in range(m.njnt) if m.jnt_bodyid[j] == b]
+        if not joints:
+            mobods.append(MobilizedBody.Weld(parent, X, body, Transform(), name=body_names[b]))
+            continue
+        for k, j in enumerate(joints):
+            last = k == len(joints) - 1
+            name, jtype = joint_names[j], int(m.jnt_type[j])
+            carried = body if last else Body.Massless()
+            mob_name = body_names[b] if last else f"{body_names[b]}/{name}"
+            anchor = np.asarray(m.jnt_pos[j], dtype=float)
+            if jtype == _FREE:
+                parent = MobilizedBody.Free(parent, Transform(), carried, Transform(), name=mob_name)
+                coordinates[name] = Coordinate(parent, 0, 7, 6)
+                continue
+            if jtype in (_HINGE, _SLIDE) and m.qpos0[m.jnt_qposadr[j]] != 0:
+                raise InvalidArgument(f"MJCF joint {name!r}: ref = {m.qpos0[m.jnt_qposadr[j]]} is not supported "
+                                      f"(jaxbody's q would be qpos - ref); set ref to 0")
+            if jtype == _BALL:
+                if not last:
+                    raise InvalidArgument(f"MJCF joint {name!r}: a ball joint must be the last joint of body "
+                                          f"{body_names[b]!r}")
+                R_a, factory, nq, nu = np.eye(3), MobilizedBody.Ball, 4, 3
+            else:
+                hinge = jtype == _HINGE
+                R_a = rotation_taking(_Z if hinge else _X, m.jnt_axis[j])
+                factory, nq, nu = (MobilizedBody.Pin if hinge else MobilizedBody.Slider), 1, 1
+            X_PF = X * Transform(R_a, anchor)
+            parent = factory(parent, X_PF, carried, Transform(R_a, anchor), name=mob_name)
+            coordinates[name] = Coordinate(parent, 0, nq, nu)
+            X = Transform()
+        mobods.append(parent)
+    bodies = {body_names[b]: mobods[b] for b in range(m.nbody)}
+    bodies.update({c.mobilized_body.name: c.mobilized_body for c in coordinates.values()})  # intermediates
+    constraints = add_equalities(mujoco, m, matter, mobods, coordinates, joint_names)
+    gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
+    Force.UniformGravity(forces, matter, gravity)
+    dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
+    armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
+    if armature:
+        warnings.warn(f"MJCF: armature is not modelled by jaxbody (kept in ImportedModel.armature): "
+                      f"{sorted(armature)}", stacklevel=2)
+    return ImportedModel(
+        system=system, matter=matter, forces=forces, bodies=bodies,
+        frames={body_names[b]: Frame(mobods[b], Transform()) for b in range(m.nbody)}, coordinates=coordinates,
+        constraints=constraints,
+        joint_limits={joint_names[j]: tuple(float(x) for x in m.jnt_range[j]) for j in range(m.njnt) if m.jnt_limited[j]},
+        damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
+        armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
+    )

@@ -1,0 +1,122 @@
+"""Reading an OpenSim 4.x ``.osim`` document: an ElementTree with each element's source line, and field readers.
+
+Errors are :class:`jaxbody.errors.InvalidArgument` naming the file, the line, the element and its owner.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import xml.etree.ElementTree as ET
+from xml.parsers import expat
+
+import numpy as np
+
+from jaxbody.errors import InvalidArgument
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OsimDocument:
+    """A parsed document: ``root`` (the ``<Model>`` element), ``source`` (file name) and ``lines`` (element -> line)."""
+
+    root: ET.Element
+    source: str
+    lines: dict
+
+    def line(self, element) -> int:
+        return self.lines.get(element, 0)
+
+
+def read_document(path_or_string) -> OsimDocument:
+    """Parse a ``.osim`` file (path) or XML text (a string starting with ``<``) into an OsimDocument."""
+    if isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
+        text, source = path_or_string, "<string>"
+    else:
+        p = pathlib.Path(path_or_string)
+        if not p.is_file():
+            raise InvalidArgument(f"load_osim: no such file {str(p)!r}")
+        text, source = p.read_text(encoding="utf-8"), str(p)
+    lines, stack = {}, []
+    root_holder = []
+    parser = expat.ParserCreate()
+
+    def start(tag, attrib):
+        element = ET.Element(tag, attrib)
+        lines[element] = parser.CurrentLineNumber
+        if stack:
+            stack[-1].append(element)
+        else:
+            root_holder.append(element)
+        stack.append(element)
+
+    def end(tag):
+        stack.pop()
+
+    def data(chunk):
+        if stack:
+            stack[-1].text = (stack[-1].text or "") + chunk
+
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, data
+    try:
+        parser.Parse(text, True)
+    except expat.ExpatError as e:
+        raise InvalidArgument(f"{source}: not well-formed XML: {e}") from None
+    top = root_holder[0]
+    model = top.find("Model") if top.tag == "OpenSimDocument" else (top if top.tag == "Model" else None)
+    if model is None:
+        raise InvalidArgument(f"{source}: line {lines[top]}: expected <OpenSimDocument><Model>, got <{top.tag}>")
+    version = int(top.get("Version", "40000")) if top.tag == "OpenSimDocument" else 40000
+    if version < 40000:
+        raise InvalidArgument(
+            f"{source}: OpenSim document version {version} (OpenSim 3.x): load_osim reads OpenSim 4.x files; "
+            "open and save it once with OpenSim 4 (Model(path).printToXML(new_path)) to convert it"
+        )
+    return OsimDocument(model, source, lines)
+
+
+def element_error(doc: OsimDocument, element, owner: str, message: str) -> InvalidArgument:
+    """An InvalidArgument naming the file, ``element``'s line and tag, and ``owner``."""
+    return InvalidArgument(f"{doc.source}: line {doc.line(element)}: <{element.tag}> of {owner}: {message}")
+
+
+def text(doc: OsimDocument, element, field: str, owner: str, default=None) -> str:
+    """Stripped text of child ``field`` of ``element``; ``default`` when absent (None: required)."""
+    child = element.find(field)
+    if child is None or child.text is None or not child.text.strip():
+        if default is None:
+            raise element_error(doc, element, owner, f"missing <{field}>")
+        return default
+    return child.text.strip()
+
+
+def numbers(doc: OsimDocument, element, field: str, owner: str, count=None, default=None) -> list[float]:
+    """Child ``field`` of ``element`` as whitespace-separated floats (exactly ``count`` of them if given)."""
+    raw = text(doc, element, field, owner, default="" if default is not None else None)
+    if raw == "" and default is not None:
+        return list(default)
+    try:
+        values = [float(v) for v in raw.split()]
+    except ValueError:
+        raise element_error(doc, element.find(field), owner, f"expected numbers, got {raw!r}") from None
+    if (count is not None and len(values) != count) or not np.all(np.isfinite(values)):
+        what = f"{count} finite numbers" if count is not None else "finite numbers"
+        raise element_error(doc, element.find(field), owner, f"expected {what}, got {raw!r}")
+    return values
+
+
+def flag(doc: OsimDocument, element, field: str, owner: str, default: bool) -> bool:
+    raw = text(doc, element, field, owner, default="true" if default else "false").lower()
+    if raw not in ("true", "false"):
+        raise element_error(doc, element.find(field), owner, f"expected true or false, got {raw!r}")
+    return raw == "true"
+
+
+def names(doc: OsimDocument, element, field: str, owner: str) -> list[str]:
+    """Whitespace-separated names of child ``field`` (empty list when absent)."""
+    return text(doc, element, field, owner, default="").split()
+
+
+def objects(doc: OsimDocument, set_tag: str):
+    """The elements under ``<set_tag><objects>`` of the model (empty when the set is absent)."""
+    holder = doc.root.find(f"{set_tag}/objects")
+    return [] if holder is None else list(holder)

@@ -1,0 +1,147 @@
+"""``load_urdf``: a URDF robot as jaxbody builders (standard-library XML only).
+
+Mapping (checked against Pinocchio in tests/io/test_urdf.py):
+
+* Each moving joint is one MobilizedBody whose body frame B is the child link frame, so ``X_GB`` is
+  Pinocchio's ``oMi``. revolute/continuous -> Pin, prismatic -> Slider, planar -> Planar (q = (angle about
+  the normal, x, y) in the joint frame turned so that z is the normal), floating -> Free. A joint axis ``a``
+  is put on Simbody's Pin z / Slider x by a rotation R (``R z = a`` or ``R x = a``): ``X_PF = X_PJ R``,
+  ``X_BM = R``, so q is the URDF joint value, sign included.
+* ``fixed`` joints are fused as Pinocchio and URDF tools do: the child's mass is added to the parent's
+  body and its frame stays available as ``frames[child] = (parent body, X_PB)``; one warning lists them.
+* Inertias: the ``inertial`` frame's inertia about the mass center is turned into the link frame and
+  shifted to the link origin (Simbody's about-Bo convention, ``jb.MassProperties``).
+* ``mimic`` joints become ``Constraint.CoordinateCoupler``: ``q_joint - (multiplier q_mimicked + offset) = 0``.
+* ``floating_base=True`` mounts the root link on a Free mobilizer from Ground. Coordinate map to Pinocchio's
+  freeflyer, with R = R_GB: jaxbody q = (qw, qx, qy, qz, x, y, z) vs Pinocchio (x, y, z, qx, qy, qz, qw);
+  jaxbody u = (w_GB in G, v = d/dt p_GB in G) vs Pinocchio v = (R^T v, R^T w) (body frame, linear first).
+* Limits and ``dynamics/damping`` are metadata (``joint_limits``, ``damping``); meshes are kept as visuals.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from jaxbody._api.body import Body
+from jaxbody._api.constraint import Constraint
+from jaxbody._api.force import Force
+from jaxbody._api.mobilized_body import MobilizedBody
+from jaxbody._api.system import (
+    GeneralForceSubsystem,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
+from jaxbody._math.spatial import Transform
+from jaxbody.errors import InvalidArgument
+from jaxbody.io import _xml
+from jaxbody.io._frames import MassAccumulator, rotation_taking
+from jaxbody.io.imported import Coordinate, Frame, ImportedModel
+from jaxbody.io.urdf_parse import parse_urdf
+from jaxbody.io.urdf_visuals import urdf_visuals
+
+_Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
+
+#: joint type -> (MobilizedBody factory name, the mobilizer axis the joint axis goes on, nq, nu)
+_MOVING = {
+    "revolute": ("Pin", _Z, 1, 1),
+    "continuous": ("Pin", _Z, 1, 1),
+    "prismatic": ("Slider", _X, 1, 1),
+    "planar": ("Planar", _Z, 3, 3),
+    "floating": ("Free", None, 7, 6),
+}
+
+
+def mimic_error(q, params):
+    """URDF mimic: ``q[0] - (params[0] q[1] + params[1])`` (joint, mimicked joint; multiplier, offset)."""
+    return q[0] - (params[0] * q[1] + params[1])
+
+
+def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
+              gravity=(0.0, 0.0, -9.81)) -> ImportedModel:
+    """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
+
+    floating_base: mount the root link on a Free mobilizer (else the root link is Ground).
+    gravity: (3,) m/s^2 in Ground, added as Force.UniformGravity (URDF itself has none; Pinocchio's default).
+    Raises InvalidArgument naming the element and line for an unknown joint type, an unknown parent or child
+    link, a link with two parents, a loop, a moving link whose subtree has no mass, or a bad mimic.
+    """
+    root_node = _xml.parse(_xml.read_text(path_or_string, "URDF"), "URDF")
+    root, links, joints = parse_urdf(root_node)
+    by_name = {j.name: j for j in joints}
+
+    # Pass 1: which body each link's mass lands on (fixed joints fuse), and the link frame in that body.
+    host, X_host = {root: root}, {root: (np.eye(3), np.zeros(3))}
+    for j in joints:
+        if j.type == "fixed":
+            R, p = X_host[j.parent]
+            host[j.child], X_host[j.child] = host[j.parent], (R @ j.R_PJ, R @ j.p_PJ + p)
+        else:
+            host[j.child], X_host[j.child] = j.child, (np.eye(3), np.zeros(3))
+    mass = {name: MassAccumulator() for name in set(host.values())}
+    for name, link in links.items():
+        R, p = X_host[name]
+        mass[host[name]].add(link.mass, R @ link.com + p, R @ link.central @ R.T)
+    subtree_mass = {name: acc.mass for name, acc in mass.items()}
+    for j in reversed(joints):
+        if j.type != "fixed":
+            subtree_mass[host[j.parent]] += subtree_mass[j.child]
+    for j in joints:
+        if j.type != "fixed" and subtree_mass[j.child] == 0:
+            raise InvalidArgument(
+                f"URDF {j.node.where()}: link {j.child!r} moves but it and everything it carries are massless "
+                f"(no <inertial>): the mass matrix would be singular; give it an <inertial> or make the joint fixed")
+
+    # Pass 2: the builders.
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    if floating_base:
+        if subtree_mass[root] == 0:
+            raise InvalidArgument(f"URDF: floating base {root!r}: the whole robot is massless")
+        bodies = {root: MobilizedBody.Free(matter.Ground(), Transform(), Body.Rigid(mass[root].mass_properties()),
+                                           Transform(), name=root)}
+        coordinates = {"root_joint": Coordinate(bodies[root], 0, 7, 6)}
+    else:
+        bodies, coordinates = {root: matter.Ground()}, {}
+    for j in joints:
+        if j.type == "fixed":
+            continue
+        factory, mob_axis, nq, nu = _MOVING[j.type]
+        R_a = np.eye(3) if mob_axis is None else rotation_taking(mob_axis, j.axis)
+        R_h, p_h = X_host[j.parent]
+        X_PF = Transform(R_h @ j.R_PJ @ R_a, R_h @ j.p_PJ + p_h)
+        body = Body.Rigid(mass[j.child].mass_properties())
+        bodies[j.child] = getattr(MobilizedBody, factory)(bodies[host[j.parent]], X_PF, body, Transform(R_a),
+                                                          name=j.child)
+        coordinates[j.name] = Coordinate(bodies[j.child], 0, nq, nu)
+    frames = {name: Frame(bodies[host[name]], Transform(*X_host[name])) for name in links}
+
+    fused = [f"{j.child!r} -> {host[j.child]!r}" for j in joints if j.type == "fixed"]
+    if fused:
+        warnings.warn(f"URDF: links on fixed joints were fused into the body that carries them (mass added, frame "
+                      f"kept in ImportedModel.frames), as Pinocchio does: {', '.join(fused)}", stacklevel=2)
+    constraints = {f"mimic {j.name}": _add_mimic(matter, j, by_name, coordinates) for j in joints if j.mimic}
+    gravity = np.asarray(gravity, dtype=float)
+    Force.UniformGravity(forces, matter, gravity)
+    return ImportedModel(
+        system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
+        constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},
+        damping={j.name: j.damping for j in joints if j.damping != 0},
+        armature={}, gravity=gravity, visuals=urdf_visuals(root_node, host, X_host),
+    )
+
+
+def _add_mimic(matter, j, by_name, coordinates):
+    target, multiplier, offset = j.mimic
+    if target not in by_name:
+        raise InvalidArgument(f"URDF {j.node.where()}: <mimic> names an unknown joint {target!r}")
+    for name in (j.name, target):
+        if name not in coordinates or coordinates[name].nq != 1:
+            raise InvalidArgument(f"URDF {j.node.where()}: <mimic> couples joint {name!r}, which is not a "
+                                  f"one-coordinate moving joint")
+    return Constraint.CoordinateCoupler(matter, mimic_error, [coordinates[j.name].mobilized_body,
+                                                       coordinates[target].mobilized_body],
+                                        [0, 0], params=[multiplier, offset], name=f"mimic {j.name}")

@@ -1,0 +1,103 @@
+"""load_urdf against Pinocchio on real robots (Panda, UR5, Solo12, the Gepetto human; fixed and floating base).
+
+Reference: tests/io/golden/pinocchio_*.npz from tests/io/generate_urdf_mjcf_golden.py (pin.crba, pin.aba,
+pin.rnea, data.oMi at 10 random states). jaxbody's M, forward dynamics (udot, gravity and random tau),
+inverse dynamics and the joint frames X_GB equal Pinocchio's to 1e-10 relative after the coordinate map of
+jaxbody.io.urdf (a floating base: q = (quaternion w first, position), u = (w, v) in Ground, vs Pinocchio's
+(position, quaternion x,y,z,w) and body-frame (v, w)). The Panda's mimic finger is a CoordinateCoupler;
+the comparison is of the tree (constraints ignored), as Pinocchio builds it without mimic.
+"""
+
+import os
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from helpers import assert_close
+
+import jaxbody as jb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "..", "models")
+CASES = [(f, b) for f in ("panda", "ur5_robot", "solo12", "human") for b in ("fixed", "floating")]
+FILES = {"panda": "panda.urdf", "ur5_robot": "ur5_robot.urdf", "solo12": "solo12.urdf", "human": "human.urdf"}
+
+
+def quaternion_matrix(w, x, y, z):
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def coordinate_map(imported, golden, k):
+    """(q_jb, u_jb, T, bias) at golden state k: v_pin = T u_jb and d/dt v_pin = T udot_jb - bias."""
+    nq, nv = len(golden["q"][k]), len(golden["v"][k])
+    q_pin, v_pin = golden["q"][k], golden["v"][k]
+    q_jb, T, bias = np.zeros(nq), np.zeros((nv, nv)), np.zeros(nv)   # same sizes: no Euler-mode slots here
+    for name, iq, iv in zip(golden["joint_names"], golden["idx_q"], golden["idx_v"]):
+        c = imported.coordinates[str(name)]
+        jq, ju = c.mobilized_body.get_first_q_index() + c.q_index, c.mobilized_body.get_first_u_index()
+        if c.nq == 1:
+            q_jb[jq], T[iv, ju] = q_pin[iq], 1.0
+            continue
+        x, y, z, w = q_pin[iq + 3:iq + 7]
+        R = quaternion_matrix(w, x, y, z) / (w * w + x * x + y * y + z * z)
+        q_jb[jq:jq + 4], q_jb[jq + 4:jq + 7] = (w, x, y, z), q_pin[iq:iq + 3]
+        T[iv:iv + 3, ju + 3:ju + 6], T[iv + 3:iv + 6, ju:ju + 3] = R.T, R.T   # v_pin = (R^T v, R^T w)
+        bias[iv:iv + 3] = np.cross(v_pin[iv + 3:iv + 6], v_pin[iv:iv + 3])    # d/dt(R^T v) = R^T a - w x v
+    return q_jb, np.linalg.solve(T, v_pin), T, bias
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{f}-{b}" for f, b in CASES])
+def case(request):
+    stem, base = request.param
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        imported = jb.io.load_urdf(os.path.join(MODELS, FILES[stem]), floating_base=base == "floating")
+    model = imported.system.realize_topology()
+    golden = dict(np.load(os.path.join(HERE, "golden", f"pinocchio_{stem}_{base}.npz")))
+    mobods = [imported.coordinates[str(n)].mobilized_body for n in golden["joint_names"]]
+    frames = [imported.frames[str(n)] for n in golden["link_names"]]
+
+    @jax.jit
+    @jax.vmap
+    def evaluate(q, u, tau, udot_id):
+        s = model.realize(model.default_state().set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Dynamics)
+        udot, _ = model.calc_acceleration_ignoring_constraints(s, s.dynamics.mobility_forces, s.dynamics.body_forces)
+        residual = model.calc_residual_force_ignoring_constraints(s, jnp.zeros_like(u), s.dynamics.body_forces, udot_id)
+        X = [b.get_body_transform(s) for b in mobods] + [f.mobilized_body.get_body_transform(s) * f.X_BF for f in frames]
+        return model.calc_m(s), udot, residual, jnp.stack([x.R for x in X]), jnp.stack([x.p for x in X])
+
+    maps = [coordinate_map(imported, golden, k) for k in range(len(golden["q"]))]
+    q, u, T, bias = (np.array(x) for x in zip(*maps))
+    tau = np.einsum("kij,ki->kj", T, golden["tau"])                                    # tau_jb = T^T tau_pin
+    udot_id = np.linalg.solve(T, (golden["a"] + bias)[..., None])[..., 0]
+    M, udot, residual, R, p = evaluate(q, u, tau, udot_id)
+    return {"golden": golden, "T": T, "bias": bias, "M": M, "udot": udot, "residual": residual, "R": R, "p": p,
+            "imported": imported}
+
+
+def test_mass_matrix(case):
+    g, T = case["golden"], case["T"]
+    assert_close(case["M"], np.einsum("kai,kab,kbj->kij", T, g["M"], T), 1e-10, "M = T^T M_pin T")
+
+
+def test_forward_dynamics(case):
+    g, T = case["golden"], case["T"]
+    assert np.array_equal(case["imported"].gravity, g["gravity"])   # load_urdf's default is Pinocchio's
+    assert_close(np.einsum("kij,kj->ki", T, case["udot"]) - case["bias"], g["ddq"], 1e-10, "udot vs pin.aba")
+
+
+def test_inverse_dynamics(case):
+    g, T = case["golden"], case["T"]
+    assert_close(case["residual"], np.einsum("kij,ki->kj", T, g["rnea"]), 1e-10, "residual vs pin.rnea")
+
+
+def test_joint_and_link_placements(case):
+    """Every joint frame (X_GB vs oMi) and every link frame, fused links included (X_GB X_BF vs oMf)."""
+    g = case["golden"]
+    placements = np.concatenate([g["oMi"], g["oMf"]], axis=1)
+    assert_close(case["R"], placements[..., :3, :3], 1e-10, "R_GB vs oMi, oMf")
+    assert_close(case["p"], placements[..., :3, 3], 1e-10, "p_GB vs oMi, oMf")
