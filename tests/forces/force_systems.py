@@ -88,3 +88,22 @@ def all_forces_model(kind="all"):
              "all": CONSERVATIVE + DISSIPATIVE + LOADS}[kind]
     handles = {name: builders[name]() for name in names}
     return system.realize_topology(), handles, bodies
+
+
+@functools.lru_cache(maxsize=None)
+def thermostat_chain():
+    """(model, thermostat handle): a 4-Pin chain under gravity with a 3-chain Thermostat (k_B = 2, T_b = 1.5,
+    relaxation time 0.4)."""
+    from systems import add_body, random_mass_properties
+
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    rng = np.random.default_rng(5)
+    parent = matter.Ground()
+    for _ in range(4):
+        parent = add_body("pin", parent, jb.Transform(jb.Rotation(), [0.0, -0.5, 0.0]),
+                          jb.Body.Rigid(random_mass_properties(rng)), jb.Transform(), rng)
+    jb.Force.UniformGravity(forces, matter, [0.0, -9.8, 0.0])
+    thermostat = jb.Force.Thermostat(forces, matter, 2.0, 1.5, 0.4)
+    return system.realize_topology(), thermostat
