@@ -90,7 +90,8 @@ def check_spring_coordinate(mobod, which_q, element) -> int:
         if not np.allclose(qdot[:, which_q], np.eye(m.nu)[which_q], atol=1e-6):
             mode = f" in {'Euler-angle' if euler else 'quaternion'} mode" if modes[False] != modes[True] else ""
             raise InvalidArgument(
-                f"{element} on {mobod.name!r}: q[{which_q}] of {mobod.name!r} ({proto.simbody_name}) does not have qdot = u[{which_q}]"
+                f"{element} on {mobod.name!r}: q[{which_q}] of {mobod.name!r} ({proto.simbody_name}) does not have "
+                f"qdot = u[{which_q}]"
                 f"{mode}, which a mobility spring needs (Simbody's requirement); use a coordinate whose rate is its "
                 "speed (Pin, Slider, Gimbal, Translation, ...) or a TwoPointLinearSpring"
             )

@@ -53,7 +53,8 @@ def all_forces_model(kind="all"):
     X = lambda p, axis_angle=0.0: jb.Transform(jb.Rotation.about_axis(axis_angle, [1.0, 0.2, 0.1]), p)  # noqa: E731
     arm = jb.MobilizedBody.Pin(G, X([0.1, 0.3, 0.0], 0.3), jb.Body.Rigid(_mass(1.3, [0.4, 0.05, 0.0], [0.02, 0.05, 0.06])),
                                X([-0.2, 0.0, 0.05]), name="arm")
-    slide = jb.MobilizedBody.Slider(arm, X([0.5, 0.0, 0.0], -0.4), jb.Body.Rigid(_mass(0.7, [0.0, 0.1, 0.02], [0.01, 0.02, 0.015])),
+    slide = jb.MobilizedBody.Slider(arm, X([0.5, 0.0, 0.0], -0.4),
+                                    jb.Body.Rigid(_mass(0.7, [0.0, 0.1, 0.02], [0.01, 0.02, 0.015])),
                                     X([0.0, 0.0, 0.0]), name="slide")
     ball = jb.MobilizedBody.Ball(G, X([-0.6, 0.2, 0.1], 0.2), jb.Body.Rigid(_mass(0.9, [0.1, -0.3, 0.05], [0.03, 0.02, 0.04])),
                                  X([0.0, 0.1, 0.0]), name="ball")

@@ -46,8 +46,8 @@ def build():
     model = osim.Model()
     model.setGravity(osim.Vec3(*G))
     bodies = {"ground": model.getGround()}
-    for name, (m, com, I) in BODIES.items():
-        body = osim.Body(name, m, osim.Vec3(*com), osim.Inertia(*I))
+    for name, (m, com, inertia) in BODIES.items():
+        body = osim.Body(name, m, osim.Vec3(*com), osim.Inertia(*inertia))
         model.addBody(body)
         bodies[name] = body
     for name, (kind, parent, p_loc, p_ori, c_loc, c_ori) in JOINTS.items():
@@ -105,8 +105,8 @@ def main():
     model, forces = build()
     q, u, udot, pe = sample(model, forces, np.random.default_rng(3))
     data = {"q": q, "u": u, "gravity": G}
-    for name, (m, com, I) in BODIES.items():
-        data[f"body_{name}"] = np.array([m, *com, *I])
+    for name, (m, com, inertia) in BODIES.items():
+        data[f"body_{name}"] = np.array([m, *com, *inertia])
     for name, (kind, parent, p_loc, p_ori, c_loc, c_ori) in JOINTS.items():
         data[f"joint_{name}"] = np.array([*p_loc, *p_ori, *c_loc, *c_ori])
     for coord, v in SPRINGS.items():

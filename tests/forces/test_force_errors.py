@@ -28,21 +28,33 @@ CASES = {
         (lambda m, f, b: F.MobilityLinearSpring(f, b["ball"], 0, 1.0, 0.0), ("MobilityLinearSpring", "shoulder", "qdot = u")),
     "stop on a Free body's quaternion":
         (lambda m, f, b: F.MobilityLinearStop(f, b["free"], 1, 1.0, 0.0, -1, 1), ("MobilityLinearStop", "pelvis", "qdot = u")),
-    "pin q index 1": (lambda m, f, b: F.MobilityLinearSpring(f, b["pin"], 1, 1.0, 0.0), ("MobilityLinearSpring", "elbow", "out of range")),
-    "damper u index": (lambda m, f, b: F.MobilityLinearDamper(f, b["ball"], 3, 1.0), ("MobilityLinearDamper", "shoulder", "out of range")),
-    "discrete force u index": (lambda m, f, b: F.MobilityDiscreteForce(f, b["pin"], -1), ("MobilityDiscreteForce", "elbow", "out of range")),
-    "negative spring stiffness": (lambda m, f, b: F.MobilityLinearSpring(f, b["pin"], 0, -1.0, 0.0), ("MobilityLinearSpring", "elbow", "stiffness")),
-    "negative damping": (lambda m, f, b: F.MobilityLinearDamper(f, b["pin"], 0, -0.1), ("MobilityLinearDamper", "elbow", "damping")),
-    "negative stop dissipation": (lambda m, f, b: F.MobilityLinearStop(f, b["pin"], 0, 1.0, -1.0, -1, 1), ("MobilityLinearStop", "elbow", "dissipation")),
-    "stop bounds reversed": (lambda m, f, b: F.MobilityLinearStop(f, b["pin"], 0, 1.0, 0.0, 1.0, -1.0), ("MobilityLinearStop", "elbow", "q_low")),
-    "negative two-point stiffness": (lambda m, f, b: F.TwoPointLinearSpring(f, b["pin"], [0, 0, 0], b["free"], [0, 0, 0], -2.0, 1.0),
+    "pin q index 1":
+        (lambda m, f, b: F.MobilityLinearSpring(f, b["pin"], 1, 1.0, 0.0), ("MobilityLinearSpring", "elbow", "out of range")),
+    "damper u index":
+        (lambda m, f, b: F.MobilityLinearDamper(f, b["ball"], 3, 1.0), ("MobilityLinearDamper", "shoulder", "out of range")),
+    "discrete force u index":
+        (lambda m, f, b: F.MobilityDiscreteForce(f, b["pin"], -1), ("MobilityDiscreteForce", "elbow", "out of range")),
+    "negative spring stiffness":
+        (lambda m, f, b: F.MobilityLinearSpring(f, b["pin"], 0, -1.0, 0.0), ("MobilityLinearSpring", "elbow", "stiffness")),
+    "negative damping":
+        (lambda m, f, b: F.MobilityLinearDamper(f, b["pin"], 0, -0.1), ("MobilityLinearDamper", "elbow", "damping")),
+    "negative stop dissipation":
+        (lambda m, f, b: F.MobilityLinearStop(f, b["pin"], 0, 1.0, -1.0, -1, 1), ("MobilityLinearStop", "elbow", "dissipation")),
+    "stop bounds reversed":
+        (lambda m, f, b: F.MobilityLinearStop(f, b["pin"], 0, 1.0, 0.0, 1.0, -1.0), ("MobilityLinearStop", "elbow", "q_low")),
+    "negative two-point stiffness":
+        (lambda m, f, b: F.TwoPointLinearSpring(f, b["pin"], [0, 0, 0], b["free"], [0, 0, 0], -2.0, 1.0),
                                      ("TwoPointLinearSpring", "elbow", "pelvis", "stiffness")),
     "negative two-point damping": (lambda m, f, b: F.TwoPointLinearDamper(f, b["pin"], [0, 0, 0], b["free"], [0, 0, 0], -2.0),
                                    ("TwoPointLinearDamper", "elbow", "damping")),
-    "station not a 3-vector": (lambda m, f, b: F.ConstantForce(f, b["free"], [0, 0], [1, 0, 0]), ("ConstantForce", "pelvis", "station")),
-    "negative bushing stiffness": (lambda m, f, b: F.LinearBushing(f, b["pin"], None, b["free"], None, [1, 1, 1, 1, -1, 1], [0] * 6),
+    "station not a 3-vector":
+        (lambda m, f, b: F.ConstantForce(f, b["free"], [0, 0], [1, 0, 0]), ("ConstantForce", "pelvis", "station")),
+    "negative bushing stiffness":
+        (lambda m, f, b: F.LinearBushing(f, b["pin"], None, b["free"], None, [1, 1, 1, 1, -1, 1], [0] * 6),
                                    ("LinearBushing", "elbow", "pelvis", "stiffness")),
-    "bushing on one body": (lambda m, f, b: F.LinearBushing(f, b["pin"], None, b["pin"], None, [1] * 6, [0] * 6), ("LinearBushing", "elbow", "differ")),
+    "bushing on one body":
+        (lambda m, f, b: F.LinearBushing(f, b["pin"], None, b["pin"], None, [1] * 6, [0] * 6),
+         ("LinearBushing", "elbow", "differ")),
     "zero gravity direction with a magnitude": (lambda m, f, b: F.Gravity(f, m, [0, 0, 0], 9.8), ("Gravity", "zero")),
     "negative gravity magnitude": (lambda m, f, b: F.Gravity(f, m, [0, -1, 0], -9.8), ("Gravity", "magnitude")),
     "non-positive bath temperature": (lambda m, f, b: F.Thermostat(f, m, 1.0, 0.0, 1.0), ("Thermostat", "bath_temperature")),

@@ -80,7 +80,10 @@ def test_mobility_elements(evaluated):
     q, u, nu = np.asarray(state.q), np.asarray(state.u), model.get_num_u()
     arm, slide = bodies["arm"], bodies["slide"]
     qa, ua, qs, us = q[arm.q_start], u[arm.u_start], q[slide.q_start], u[slide.u_start]
-    unit = lambda i: np.eye(nu)[i]
+
+    def unit(i):
+        return np.eye(nu)[i]
+
     expected = {
         "MobilityLinearSpring": (-3.0 * (qa - 0.2) * unit(arm.u_start), 0.5 * 3.0 * (qa - 0.2) ** 2),
         # above q_high = 0.05: min(0, -k x (1 + d qdot)) with d = 0
@@ -161,7 +164,8 @@ def test_add_force_to_body_point_matches_the_station_formula(evaluated):
     model, handles, bodies, state, _ = evaluated
     ball = bodies["ball"]
     s = handles["DiscreteForces"].clear_all_body_forces(state)
-    s = handles["DiscreteForces"].add_force_to_body_point(model.realize(s, jb.Stage.Velocity), ball, [0.1, 0.2, 0.3], [1.0, -2.0, 0.5])
+    s = handles["DiscreteForces"].add_force_to_body_point(model.realize(s, jb.Stage.Velocity), ball, [0.1, 0.2, 0.3],
+                                                          [1.0, -2.0, 0.5])
     s = handles["DiscreteForces"].add_torque_to_body(s, ball, [0.0, 0.0, 2.0])
     F = _at_station(model.get_num_bodies(), ball.index, np.asarray(state.position.R_GB), np.array([0.1, 0.2, 0.3]),
                     np.array([1.0, -2.0, 0.5]))
