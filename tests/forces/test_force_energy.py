@@ -6,7 +6,7 @@
 * Dissipative elements: their power is never positive, the bushing's dissipated-energy z grows at its damping
   power, and ``dE/dt`` (a jvp of KE + PE along (qdot, udot)) equals the power of the non-conservative elements.
 * Thermostat: KE + PE + bath energy (the Nose-Hoover invariant) is conserved, and the time-averaged
-  temperature approaches the bath's.
+  temperature of a chain started 11 times too hot comes to the bath's (within 15% over 30 s).
 """
 
 import jax
@@ -123,7 +123,7 @@ def thermostat_run():
 
     @jax.jit
     def run(state):
-        final, traj = jb.simulate(model, state, 2e-3, 4000, save_every=20)
+        final, traj = jb.simulate(model, state, 2e-3, 20000, save_every=20)  # 40 s, 100 relaxation times
 
         def observe(s):
             s = model.realize(s, jb.Stage.Dynamics)
@@ -143,6 +143,6 @@ def test_thermostat_conserves_the_nose_hoover_invariant(thermostat_run):
 
 def test_thermostat_temperature_approaches_the_bath(thermostat_run):
     (_, t0), (_, temperature) = thermostat_run
-    late = float(jnp.mean(temperature[len(temperature) // 2 :]))
-    assert float(t0) > 3 * 1.5, "starts hot"
-    assert abs(late - 1.5) < 0.35 * 1.5, (float(t0), late)
+    late = float(jnp.mean(temperature[len(temperature) // 4 :]))  # t in [10, 40] s
+    assert float(t0) > 10 * 1.5, "starts hot"
+    assert abs(late - 1.5) < 0.15 * 1.5, (float(t0), late)  # measured 1.36: a 4-dof chain fluctuates widely

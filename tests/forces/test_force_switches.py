@@ -55,10 +55,19 @@ def test_vmap_lanes_with_different_switches_one_compilation(setup):
     enabled = rng.random((6, len(model.forces))) < 0.5
     enabled[0] = True
     enabled[1] = False
-    states = jax.vmap(lambda e: state.set_force_enabled(e))(jnp.asarray(enabled))
+    forces = handles["Gravity"]._subsystem
+
+    def switched(mask):
+        """``state`` with every switch set through Simbody's API (set_force_is_disabled), the flags traced."""
+        s = state
+        for name in names:
+            s = forces.set_force_is_disabled(s, handles[name], ~mask[handles[name].index])
+        return s
+
+    states = jax.vmap(switched)(jnp.asarray(enabled))
     F, f, udot = jax.vmap(forces_and_udot)(states)
     n_traces = len(traces)
-    jax.vmap(forces_and_udot)(jax.vmap(lambda e: state.set_force_enabled(e))(jnp.asarray(~enabled)))
+    jax.vmap(forces_and_udot)(jax.vmap(switched)(jnp.asarray(~enabled)))
     assert len(traces) == n_traces, "other switches, same compiled function"
     parts = each_element(state)
     applied_F, applied_f = np.zeros_like(F[0]), np.zeros_like(f[0])  # the model has DiscreteForces: no extra
