@@ -25,28 +25,11 @@ from jaxbody._constraints.multipliers import (
 )
 from jaxbody._dynamics import articulated, kinematics, prescribed
 from jaxbody._dynamics.force_elements.custom import DiscreteForces
+from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._dynamics.forces import force_z_slices
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
-
-
-def calc_force_contributions(model, state: State, indices) -> tuple:
-    """Sum over the force elements ``indices`` (static, into ``model.forces``) that the State enables.
-
-    Returns body_forces (nbodies, 2, 3) at Bo in G, mobility_forces (nu,), potential_energy. A disabled
-    element (``State.force_enabled``) contributes zeros (selected, not multiplied: a NaN of a disabled
-    element cannot leak). Requires Velocity.
-    """
-    F = jnp.zeros((model.topology.nbodies, 2, 3), state.q.dtype)
-    f = jnp.zeros(model.topology.nu, state.q.dtype)
-    pe = jnp.zeros((), state.q.dtype)
-    slices = force_z_slices(model.forces)
-    for i in indices:  # a loop over force elements, each its own kind
-        Fe, fe, pe_e = model.forces[i].calc_with_z(model, state, state.z[slices[i]])
-        on = state.force_enabled[i]
-        F, f, pe = F + jnp.where(on, Fe, 0.0), f + jnp.where(on, fe, 0.0), pe + jnp.where(on, pe_e, 0.0)
-    return F, f, pe
 
 
 def calc_force_element_sums(model, state: State):

@@ -3,7 +3,7 @@ per-State force switches read back (Simbody's GeneralForceSubsystem::isForceDisa
 
 from __future__ import annotations
 
-from jaxbody import _realize
+from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._api.operator import operator
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
@@ -31,7 +31,7 @@ class ModelForces:
 
         The State's applied forces are not included (unless a DiscreteForces handle is listed). Requires Velocity.
         """
-        F, f, _ = _realize.calc_force_contributions(self, state, self._force_positions(tuple(forces)))
+        F, f, _ = calc_force_contributions(self, state, self._force_positions(tuple(forces)))
         return F, f
 
     @operator(Stage.Velocity, jit=True)
@@ -39,4 +39,4 @@ class ModelForces:
         """Potential energy (J) of the enabled elements among ``forces`` (as calc_force_contributions_sum).
 
         Requires Velocity."""
-        return _realize.calc_force_contributions(self, state, self._force_positions(tuple(forces)))[2]
+        return calc_force_contributions(self, state, self._force_positions(tuple(forces)))[2]

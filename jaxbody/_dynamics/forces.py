@@ -9,6 +9,7 @@ themselves live in ``jaxbody._dynamics.force_elements`` (one module per family).
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -25,7 +26,14 @@ class ForceElement(eqx.Module):
     anchor point) returns their count from ``num_z()``, their initial values from ``default_z()``, and
     implements ``calc_with_z`` (its forces given its own slice z of ``state.z``) and ``calc_z_dot`` (dz/dt).
     The model lays the elements' z out one after another in element order (``force_z_slices``).
+
+    ``groupable``: elements of this class without state variables may be evaluated together by one vmap
+    (jaxbody._dynamics.force_groups), their ``index_fields`` (static body or coordinate indices) then traced
+    ints; ``calc`` must then only index arrays with them (no Python use of their values).
     """
+
+    groupable: ClassVar[bool] = False
+    index_fields: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def calc(self, model, state):

@@ -14,6 +14,9 @@ class ConstantForce(ForceElement):
     Needs Position.
     """
 
+    groupable = True
+    index_fields = ("body",)
+
     body: int = eqx.field(static=True)
     station: jnp.ndarray
     force: jnp.ndarray
@@ -25,6 +28,9 @@ class ConstantForce(ForceElement):
 
 class ConstantTorque(ForceElement):
     """Torque ``torque`` (N m, fixed in G) on one body; no PE."""
+
+    groupable = True
+    index_fields = ("body",)
 
     body: int = eqx.field(static=True)
     torque: jnp.ndarray

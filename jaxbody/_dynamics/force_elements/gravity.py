@@ -25,6 +25,8 @@ class UniformGravity(ForceElement):
     gravity: (3,) m/s^2 in G. zero_height: scalar (see the quirk). Needs Position.
     """
 
+    groupable = True
+
     gravity: jnp.ndarray
     zero_height: jnp.ndarray
 
@@ -43,6 +45,8 @@ class Gravity(ForceElement):
     bodies gravity acts on, 0.0 for bodies excluded with ``set_body_is_excluded`` (Ground always 0).
     Needs Position.
     """
+
+    groupable = True
 
     down: jnp.ndarray
     magnitude: jnp.ndarray

@@ -23,6 +23,9 @@ class MobilityLinearSpring(ForceElement):
     stiffness K (N/m or N m/rad), q0 (m or rad). Needs Position.
     """
 
+    groupable = True
+    index_fields = ("q_index", "u_index")
+
     q_index: int = eqx.field(static=True)
     u_index: int = eqx.field(static=True)
     stiffness: jnp.ndarray
@@ -37,6 +40,9 @@ class MobilityLinearSpring(ForceElement):
 class MobilityLinearDamper(ForceElement):
     """Mobility force ``-c u_k``; no potential energy. damping c (N s/m or N m s/rad). Needs Velocity."""
 
+    groupable = True
+    index_fields = ("u_index",)
+
     u_index: int = eqx.field(static=True)
     damping: jnp.ndarray
 
@@ -47,6 +53,9 @@ class MobilityLinearDamper(ForceElement):
 
 class MobilityConstantForce(ForceElement):
     """Constant mobility force ``f`` on u index k; no potential energy."""
+
+    groupable = True
+    index_fields = ("u_index",)
 
     u_index: int = eqx.field(static=True)
     force: jnp.ndarray
@@ -64,6 +73,9 @@ class MobilityLinearStop(ForceElement):
     same index (qdot = u there, checked by the builder). PE ``k x^2 / 2`` while engaged (catalogue 5).
     stiffness k, dissipation d (s/m or s/rad), bounds q_low < q_high. Needs Velocity.
     """
+
+    groupable = True
+    index_fields = ("q_index", "u_index")
 
     q_index: int = eqx.field(static=True)
     u_index: int = eqx.field(static=True)
@@ -109,6 +121,8 @@ class MobilityDiscreteForce(ForceElement):
 
 class GlobalDamper(ForceElement):
     """Mobility forces ``-c u`` on every mobility; no potential energy. Needs Velocity."""
+
+    groupable = True
 
     damping: jnp.ndarray
 

@@ -21,6 +21,11 @@ from jaxbody._dynamics.forces import (
 
 
 class _TwoPoint(ForceElement):
+    """Stations station1 (in body1) and station2 (in body2), the common part of the two-point elements."""
+
+    groupable = True
+    index_fields = ("body1", "body2")
+
     body1: int = eqx.field(static=True)
     body2: int = eqx.field(static=True)
     station1: jnp.ndarray
