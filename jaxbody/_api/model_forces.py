@@ -3,8 +3,8 @@ per-State force switches read back (Simbody's GeneralForceSubsystem::isForceDisa
 
 from __future__ import annotations
 
-from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._api.operator import operator
+from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
