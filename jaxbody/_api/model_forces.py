@@ -1,5 +1,5 @@
-"""Model methods over the force elements: subset sums (Simbody's calcForceContributionsSum) and the
-per-State force switches read back (Simbody's GeneralForceSubsystem::isForceDisabled)."""
+"""Model methods over the force elements: subset sums of their forces (Simbody's calcForceContributionsSum)
+and of their potential energy, each honouring the State's force switches."""
 
 from __future__ import annotations
 
