@@ -24,6 +24,8 @@ from jaxbody._constraints.multipliers import (
     solve_constrained_accelerations,
 )
 from jaxbody._dynamics import articulated, kinematics, prescribed
+from jaxbody._dynamics.force_elements.custom import DiscreteForces
+from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._dynamics.forces import force_z_slices
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._topology import mobilizer_groups
@@ -31,23 +33,23 @@ from jaxbody._typing import Stage
 
 
 def calc_force_element_sums(model, state: State):
-    """Sum of every force element plus the State's applied forces.
+    """Sum of every enabled force element plus the State's applied forces.
 
-    Returns body_forces (nbodies, 2, 3), mobility_forces (nu,), potential_energy.
-    Requires Velocity.
+    The applied forces (``State.set_mobility_forces``, ``set_body_forces``) count unconditionally unless the
+    model has a DiscreteForces element, which then owns them (and can be disabled). Returns body_forces
+    (nbodies, 2, 3), mobility_forces (nu,), potential_energy. Requires Velocity.
     """
-    F = state.body_forces.at[0].set(0.0)
-    f = state.mobility_forces
-    pe = jnp.zeros((), state.q.dtype)
-    for element, z_slice in zip(model.forces, force_z_slices(model.forces)):
-        Fe, fe, pe_e = element.calc_with_z(model, state, state.z[z_slice])
-        F, f, pe = F + Fe, f + fe, pe + pe_e
+    F, f, pe = calc_force_contributions(model, state, range(len(model.forces)))
+    if not any(isinstance(e, DiscreteForces) for e in model.forces):
+        F, f = F + state.body_forces.at[0].set(0.0), f + state.mobility_forces
     return F, f, pe
 
 
 def calc_z_dot(model, state: State):
-    """dz/dt (nz,): every force element's state-variable derivatives in ``State.z`` order. Requires Velocity."""
-    parts = [e.calc_z_dot(model, state, state.z[s]) for e, s in zip(model.forces, force_z_slices(model.forces))]
+    """dz/dt (nz,): every force element's state-variable derivatives in ``State.z`` order; zero for a disabled
+    element (its z stays put). Requires Velocity."""
+    parts = [jnp.where(state.force_enabled[i], e.calc_z_dot(model, state, state.z[s]), 0.0)
+             for i, (e, s) in enumerate(zip(model.forces, force_z_slices(model.forces)))]
     return jnp.concatenate(parts) if parts else jnp.zeros((0,), state.q.dtype)
 
 

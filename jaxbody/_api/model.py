@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jaxbody import _realize
 from jaxbody._api.model_constraints import ModelConstraints
 from jaxbody._api.model_dynamics import ModelDynamics
+from jaxbody._api.model_forces import ModelForces
 from jaxbody._api.model_jacobians import ModelJacobians
 from jaxbody._api.model_motion import ModelMotion
 from jaxbody._api.operator import describe_other, operator
@@ -31,7 +32,7 @@ from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 
-class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Module):
+class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelMotion, eqx.Module):
     """A frozen multibody system: ``topology`` (static), ``parameters``, ``forces`` and ``motions`` (array leaves).
 
     constraints: the static ConstraintSet (their parameters are in ``parameters.constraint_params``).
@@ -133,6 +134,7 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
             lock_q=self.default_q,
             lock_u=jnp.zeros(self.topology.nu, dtype),
             motion_enabled=jnp.asarray(self.default_motion_enabled or (True,) * nb, bool),
+            force_enabled=jnp.ones(len(self.forces), bool),
             constraint_enabled=jnp.asarray(self.constraints.default_enabled, bool).reshape(self.constraints.num_constraints),
             use_euler_angles=self.topology.use_euler_angles,
             system=self.signature,
@@ -240,13 +242,14 @@ def check_state_fits(model: Model, state: State) -> list[str]:
     nb, nc = topo.nbodies, model.constraints.num_constraints
     expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (model.nz,), "mobility_forces": (topo.nu,),
                 "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),
-                "lock_q": (topo.nq,), "lock_u": (topo.nu,), "motion_enabled": (nb,)}
+                "lock_q": (topo.nq,), "lock_u": (topo.nu,), "motion_enabled": (nb,),
+                "force_enabled": (len(model.forces),)}
     shapes = [f"{k} {getattr(state, k).shape} (expected {v})" for k, v in expected.items() if getattr(state, k).shape != v]
     if state.q.ndim > 1 and state.q.shape[1:] == (topo.nq,):
         found.append(f"it is a batch of {state.q.shape[0]} states (q shape {state.q.shape}): map over it with jax.vmap")
     elif shapes:
         found.append(f"shapes {', '.join(shapes)}: a state of another model (this one has {nb} bodies, nq={topo.nq}, "
-                     f"nu={topo.nu}, {nc} constraints); use this model's default_state()")
+                     f"nu={topo.nu}, {nc} constraints, {len(model.forces)} force elements); use this model's default_state()")
     floats = ("t", "q", "u", "z", "mobility_forces", "body_forces", "lock_q", "lock_u")
     wrong = sorted({str(getattr(state, k).dtype) for k in floats} - {str(dtype)})
     if wrong:

@@ -15,7 +15,7 @@ from jaxbody._api.mobilized_body_mass import MassPropertiesArrays
 from jaxbody._api.operator import operator
 from jaxbody._dynamics import articulated, inverse_dynamics, mass_matrix, prescribed
 from jaxbody._dynamics import system_properties as sp
-from jaxbody._dynamics.forces import Gravity, UniformGravity
+from jaxbody._dynamics.force_elements.gravity import Gravity, UniformGravity
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._topology import mobilizer_groups
@@ -254,9 +254,9 @@ class ModelDynamics:
 
     @operator(Stage.Position, jit=True)
     def get_gravity_body_forces(self, state: State):
-        """Body forces (nbodies, 2, 3) of the model's gravity elements alone. Requires Position."""
+        """Body forces (nbodies, 2, 3) of the model's enabled gravity elements alone. Requires Position."""
         F = jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype)
-        for element in self.forces:
+        for i, element in enumerate(self.forces):
             if isinstance(element, (Gravity, UniformGravity)):
-                F = F + element.calc(self, state)[0]
+                F = F + jnp.where(state.force_enabled[i], element.calc(self, state)[0], 0.0)
         return F

@@ -144,9 +144,31 @@ class GeneralForceSubsystem:
         self._elements: list = []
 
     def _add(self, element):
-        self.system._check_not_frozen(f"add force {type(element).__name__}")
+        self.system._check_not_frozen(f"add force {element.name}")
         self._elements.append(element)
         return len(self._elements) - 1
+
+    def get_num_forces(self) -> int:
+        return len(self._elements)
+
+    def get_force(self, index: int):
+        """The jb.Force handle with this ForceIndex (position in this subsystem)."""
+        return self._elements[index]
+
+    def _handle(self, force, what):
+        if isinstance(force, int) and 0 <= force < len(self._elements):
+            return self._elements[force]
+        if force in self._elements:
+            return force
+        raise InvalidArgument(f"{what}: {force!r} is not a force handle or ForceIndex of this force subsystem")
+
+    def set_force_is_disabled(self, state, force, disabled: bool):
+        """A new State with ``force`` (handle or ForceIndex) disabled or enabled; drops Dynamics. No recompiling:
+        the switch is the State array ``force_enabled`` (``disabled`` may be traced)."""
+        return self._handle(force, "set_force_is_disabled").set_disabled(state, disabled)
+
+    def is_force_disabled(self, state, force):
+        return self._handle(force, "is_force_disabled").is_disabled(state)
 
 
 def resolve_parent(parent, matter_hint=None) -> MobilizedBody:

@@ -163,6 +163,9 @@ class State(eqx.Module):
     Constraint::disable/enable; an Instance-stage change: setting it drops every cache).
     motion_enabled: (nbodies,) bool, whether each body's adopted Motion drives it (Simbody's
     Motion::disable/enable; Instance stage, drops every cache; a body without a Motion ignores it).
+    force_enabled: (nforces,) bool, which force elements of ``model.forces`` act (Simbody's
+    setForceIsDisabled; setting it drops Dynamics and later). An array, so one compiled function serves
+    states with different switches (and vmap lanes with different ones).
     system: the SystemSignature of the model that made it (``model.default_state()``; static). Model
     operators and MobilizedBody/Constraint handles compare it with their own system's and raise
     InvalidArgument for a State of another system.
@@ -179,6 +182,7 @@ class State(eqx.Module):
     lock_q: jnp.ndarray
     lock_u: jnp.ndarray
     motion_enabled: jnp.ndarray
+    force_enabled: jnp.ndarray
     use_euler_angles: bool = eqx.field(static=True, default=False)
     system: SystemSignature | None = eqx.field(static=True, default=None)
     position: PositionCache | None = None
@@ -242,6 +246,12 @@ class State(eqx.Module):
         enabled = jnp.asarray(enabled, bool)
         _check_shape(enabled, self.constraint_enabled.shape, "constraint_enabled")
         return _replace(self._drop_from("position"), constraint_enabled=enabled)
+
+    def set_force_enabled(self, enabled) -> "State":
+        """Set which force elements act, (nforces,) bool in ``model.forces`` order; drops Dynamics and later."""
+        enabled = jnp.asarray(enabled, bool)
+        _check_shape(enabled, self.force_enabled.shape, "force_enabled")
+        return _replace(self._drop_from("dynamics"), force_enabled=enabled)
 
     def set_locks(self, lock_level, lock_q, lock_u) -> "State":
         """Replace every lock (an Instance-stage change: drops all caches)."""

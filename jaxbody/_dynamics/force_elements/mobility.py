@@ -1,0 +1,131 @@
+"""Elements acting on mobilities (catalogue 5): Simbody's MobilityLinearSpring, MobilityLinearDamper,
+MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce and GlobalDamper.
+
+Indices into ``State.q`` / ``State.u`` are static; stiffnesses, bounds and forces are array leaves.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces
+
+
+def _on_mobility(model, u_index, f):
+    """(body forces, mobility forces) with the scalar ``f`` on mobility ``u_index`` alone."""
+    return no_body_forces(model, f.dtype), no_mobility_forces(model, f.dtype).at[u_index].add(f)
+
+
+class MobilityLinearSpring(ForceElement):
+    """Mobility force ``-K (q_k - q0)`` on u index k (the builder checks qdot_k = u_k); PE ``K (q_k - q0)^2 / 2``.
+
+    stiffness K (N/m or N m/rad), q0 (m or rad). Needs Position.
+    """
+
+    groupable = True
+    index_fields = ("q_index", "u_index")
+
+    q_index: int = eqx.field(static=True)
+    u_index: int = eqx.field(static=True)
+    stiffness: jnp.ndarray
+    q0: jnp.ndarray
+
+    def calc(self, model, state):
+        x = state.q[self.q_index] - self.q0
+        F, f = _on_mobility(model, self.u_index, -self.stiffness * x)
+        return F, f, 0.5 * self.stiffness * x * x
+
+
+class MobilityLinearDamper(ForceElement):
+    """Mobility force ``-c u_k``; no potential energy. damping c (N s/m or N m s/rad). Needs Velocity."""
+
+    groupable = True
+    index_fields = ("u_index",)
+
+    u_index: int = eqx.field(static=True)
+    damping: jnp.ndarray
+
+    def calc(self, model, state):
+        F, f = _on_mobility(model, self.u_index, -self.damping * state.u[self.u_index])
+        return F, f, jnp.zeros((), f.dtype)
+
+
+class MobilityConstantForce(ForceElement):
+    """Constant mobility force ``f`` on u index k; no potential energy."""
+
+    groupable = True
+    index_fields = ("u_index",)
+
+    u_index: int = eqx.field(static=True)
+    force: jnp.ndarray
+
+    def calc(self, model, state):
+        F, f = _on_mobility(model, self.u_index, self.force * jnp.ones((), state.u.dtype))
+        return F, f, jnp.zeros((), f.dtype)
+
+
+class MobilityLinearStop(ForceElement):
+    """Simbody's MobilityLinearStop: a one-sided spring with Hunt-Crossley-like dissipation at each bound.
+
+    ``q > q_high``: ``f = min(0, -k x (1 + d qdot))``, ``x = q - q_high``; ``q < q_low``:
+    ``f = max(0, -k x (1 - d qdot))``, ``x = q - q_low``; between the bounds 0. Applied to the u of the
+    same index (qdot = u there, checked by the builder). PE ``k x^2 / 2`` while engaged (catalogue 5).
+    stiffness k, dissipation d (s/m or s/rad), bounds q_low < q_high. Needs Velocity.
+    """
+
+    groupable = True
+    index_fields = ("q_index", "u_index")
+
+    q_index: int = eqx.field(static=True)
+    u_index: int = eqx.field(static=True)
+    stiffness: jnp.ndarray
+    dissipation: jnp.ndarray
+    q_low: jnp.ndarray
+    q_high: jnp.ndarray
+
+    def calc(self, model, state):
+        q, qdot = state.q[self.q_index], state.u[self.u_index]
+        k, d = self.stiffness, self.dissipation
+        above, below = q > self.q_high, q < self.q_low
+        x = jnp.where(above, q - self.q_high, jnp.where(below, q - self.q_low, 0.0))
+        f_high = jnp.minimum(0.0, -k * x * (1 + d * qdot))
+        f_low = jnp.maximum(0.0, -k * x * (1 - d * qdot))
+        F, f = _on_mobility(model, self.u_index, jnp.where(above, f_high, jnp.where(below, f_low, 0.0)))
+        return F, f, 0.5 * k * x * x
+
+
+class MobilityDiscreteForce(ForceElement):
+    """Simbody's MobilityDiscreteForce: the value of a per-State variable applied to one mobility.
+
+    The value is this element's one z variable (``zdot = 0``, so integration keeps it; set it with the
+    handle's ``set_mobility_force(state, f)``); ``default_force`` is its initial value. No potential energy.
+    """
+
+    u_index: int = eqx.field(static=True)
+    default_force: jnp.ndarray
+
+    def calc(self, model, state):
+        raise NotImplementedError("MobilityDiscreteForce reads its value from State.z: use calc_with_z")
+
+    def num_z(self) -> int:
+        return 1
+
+    def default_z(self, dtype):
+        return jnp.reshape(self.default_force, (1,)).astype(dtype)
+
+    def calc_with_z(self, model, state, z):
+        F, f = _on_mobility(model, self.u_index, z[0])
+        return F, f, jnp.zeros((), f.dtype)
+
+
+class GlobalDamper(ForceElement):
+    """Mobility forces ``-c u`` on every mobility; no potential energy. Needs Velocity."""
+
+    groupable = True
+
+    damping: jnp.ndarray
+
+    def calc(self, model, state):
+        f = -self.damping * state.u
+        return no_body_forces(model, f.dtype), f, jnp.zeros((), f.dtype)

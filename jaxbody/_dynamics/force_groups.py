@@ -1,0 +1,80 @@
+"""The Dynamics-stage sum of force elements, vectorized by type.
+
+Elements of one groupable class (``ForceElement.groupable``) whose static fields agree except for their body
+or coordinate indices (``index_fields``) and whose array fields have the same shapes are evaluated together:
+their arrays are stacked, their indices become an int array, and one ``jax.vmap`` of the class's ``calc``
+gives every element's contribution (so ten springs compile like one). Every other element (those with state
+variables, Custom, DiscreteForces) is evaluated on its own. A disabled element (``State.force_enabled``)
+contributes zeros, selected rather than multiplied so that a NaN in it cannot leak.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from jaxbody._dynamics.forces import force_z_slices
+
+
+def _fields(element, static: bool) -> list[str]:
+    return [f.name for f in dataclasses.fields(element) if bool(f.metadata.get("static", False)) == static]
+
+
+def _group_key(element):
+    """Elements with equal keys are evaluated by one vmap; None: on its own."""
+    cls = type(element)
+    if not cls.groupable or element.num_z():
+        return None
+    statics = tuple((n, getattr(element, n)) for n in _fields(element, True) if n not in cls.index_fields)
+    arrays = tuple((n, jnp.shape(getattr(element, n)), jnp.result_type(getattr(element, n))) for n in _fields(element, False))
+    return cls, statics, arrays
+
+
+def group_positions(elements, positions) -> list[tuple[int, ...]]:
+    """``positions`` (into ``elements``, duplicates kept) split into groups evaluated together, first-seen order."""
+    groups: dict = {}
+    for i in positions:
+        key = _group_key(elements[i])
+        groups.setdefault(("alone", len(groups)) if key is None else key, []).append(i)
+    return [tuple(g) for g in groups.values()]
+
+
+def _calc_stacked(model, state, elements):
+    """Per-element (F (k, nbodies, 2, 3), f (k, nu), pe (k,)) of elements of one group, by one vmap."""
+    first = elements[0]
+    values = {n: jnp.stack([jnp.asarray(getattr(e, n)) for e in elements]) for n in _fields(first, False)}
+    values.update({n: jnp.asarray([getattr(e, n) for e in elements], jnp.int32) for n in type(first).index_fields})
+
+    def one(element_values):
+        element = copy.copy(first)
+        for name, value in element_values.items():  # traced indices and arrays into a copy (not a new Module)
+            object.__setattr__(element, name, value)
+        return element.calc(model, state)
+
+    return jax.vmap(one)(values)
+
+
+def calc_force_contributions(model, state, positions) -> tuple:
+    """Sum over the force elements at ``positions`` (static, into ``model.forces``) that the State enables.
+
+    Returns body_forces (nbodies, 2, 3) at Bo in G, mobility_forces (nu,), potential_energy. Requires Velocity.
+    """
+    forces = model.forces
+    F = jnp.zeros((model.topology.nbodies, 2, 3), state.q.dtype)
+    f = jnp.zeros(model.topology.nu, state.q.dtype)
+    pe = jnp.zeros((), state.q.dtype)
+    slices = force_z_slices(forces)
+    for group in group_positions(forces, positions):  # a loop over element types, not elements
+        on = state.force_enabled[jnp.asarray(group, jnp.int32)]
+        if len(group) > 1:
+            Fs, fs, pes = _calc_stacked(model, state, [forces[i] for i in group])
+        else:
+            Fs, fs, pes = jax.tree_util.tree_map(
+                lambda x: x[None], forces[group[0]].calc_with_z(model, state, state.z[slices[group[0]]]))
+        F = F + jnp.sum(jnp.where(on[:, None, None, None], Fs, 0.0), 0)
+        f = f + jnp.sum(jnp.where(on[:, None], fs, 0.0), 0)
+        pe = pe + jnp.sum(jnp.where(on, pes, 0.0))
+    return F, f, pe
