@@ -18,7 +18,11 @@ from jaxbody._api.force_checks import (
     scalar,
     vec3,
 )
-from jaxbody._api.force_handles import ForceHandle, GravityHandle, MobilityDiscreteForceHandle
+from jaxbody._api.force_handles import (
+    ForceHandle,
+    GravityHandle,
+    MobilityDiscreteForceHandle,
+)
 from jaxbody._dynamics.force_elements import body, gravity, mobility
 from jaxbody.errors import InvalidArgument
 

@@ -8,8 +8,21 @@ import jax.numpy as jnp
 
 from jaxbody._api.arguments import integer
 from jaxbody._api.body import host_transform
-from jaxbody._api.force_checks import check_forces, check_matter, check_mobod, positive, scalar, vec3, vec6
-from jaxbody._api.force_handles import DiscreteForcesHandle, ForceHandle, LinearBushingHandle, ThermostatHandle
+from jaxbody._api.force_checks import (
+    check_forces,
+    check_matter,
+    check_mobod,
+    positive,
+    scalar,
+    vec3,
+    vec6,
+)
+from jaxbody._api.force_handles import (
+    DiscreteForcesHandle,
+    ForceHandle,
+    LinearBushingHandle,
+    ThermostatHandle,
+)
 from jaxbody._dynamics.force_elements import bushing, custom, thermostat, two_point
 from jaxbody.errors import InvalidArgument
 

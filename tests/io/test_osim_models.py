@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from helpers import assert_close, assert_grad_matches_fd
+from helpers import assert_close
 from jaxbody.io import load_osim
 
 HERE = pathlib.Path(__file__).parent

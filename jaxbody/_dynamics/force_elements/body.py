@@ -5,7 +5,12 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces, station_force
+from jaxbody._dynamics.forces import (
+    ForceElement,
+    no_body_forces,
+    no_mobility_forces,
+    station_force,
+)
 
 
 class ConstantForce(ForceElement):
