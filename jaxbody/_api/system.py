@@ -18,11 +18,12 @@ from jaxbody._api.body import Body
 from jaxbody._api.build_model import build_model, describe_matter, system_signature
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_conveniences import SystemConveniences
+from jaxbody._api.system_events import SystemEvents
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
 
 
-class MultibodySystem(SystemConveniences):
+class MultibodySystem(SystemConveniences, SystemEvents):
     """Owns one SimbodyMatterSubsystem and any number of GeneralForceSubsystems."""
 
     def __init__(self):
@@ -30,6 +31,7 @@ class MultibodySystem(SystemConveniences):
         self._force_subsystems: list[GeneralForceSubsystem] = []
         self._model = None
         SystemConveniences.__init__(self)
+        SystemEvents.__init__(self)
 
     def get_matter_subsystem(self) -> "SimbodyMatterSubsystem":
         if self._matter is None:

@@ -6,6 +6,7 @@ carries the step state (jaxbody._integrators.stepper), so integrators are pure a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from typing import Callable
@@ -103,8 +104,9 @@ class Integrator(eqx.Module):
 
     def with_settings(self, **changes) -> "Integrator":
         """A copy with some settings changed (Simbody's set...)."""
-        new = dataclasses.replace(self.settings, **changes)
-        return eqx.tree_at(lambda i: i.settings, self, new)
+        new = copy.copy(self)
+        object.__setattr__(new, "settings", dataclasses.replace(self.settings, **changes))
+        return new
 
 
 def _named(name: str):
