@@ -9,6 +9,7 @@ is tHigh; its derivative is the implicit-function one, ``dt/dp = -(dw/dp) / (dw/
 
 from __future__ import annotations
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -68,8 +69,8 @@ def witness_on_interpolant(items, model, base, step, t):
 
 def localize(items, model, base, step, w0, w1, candidates, accuracy, time_scale):
     """(t_low, t_high, fired (n triggered,), iterations): the bracket of the earliest triggered transition."""
-    step = jax.lax.stop_gradient(step)
-    w0, w1 = jax.lax.stop_gradient((w0, w1))
+    # The iterations are not differentiated (while_loop): nothing inside carries a tangent.
+    model, base, step, w0, w1 = _no_gradient((model, base, step, w0, w1))
     t0, t1 = step[0], step[3]
     rising, falling, rel_window = _trigger_info(items, w0.dtype)
     min_window = jnp.finfo(w0.dtype).eps ** (7 / 8) * jnp.maximum(1.0, jnp.abs(t1))
@@ -91,7 +92,7 @@ def localize(items, model, base, step, w0, w1, candidates, accuracy, time_scale)
         t_mid = jnp.where(bisect, t_lo + dt / 2, t_mid)
         w_mid = witness_on_interpolant(items, model, base, step, t_mid)
         hit = jnp.any(candidates & ev.transitions(w_lo, w_mid, rising, falling))  # event in (t_lo, t_mid]
-        side = jnp.where(hit, 2, 1)
+        side = jnp.where(hit, 2, 1).astype(jnp.int32)
         bias = jnp.where(side == last_side, jnp.where(hit, bias * 0.5, bias * 2.0), 1.0)
         t_lo, w_lo = jnp.where(hit, t_lo, t_mid), jnp.where(hit, w_lo, w_mid)
         t_hi, w_hi = jnp.where(hit, t_mid, t_hi), jnp.where(hit, w_mid, w_hi)
@@ -103,6 +104,10 @@ def localize(items, model, base, step, w0, w1, candidates, accuracy, time_scale)
     fired = candidates & ev.transitions(w_lo, w_hi, rising, falling)
     fired = jnp.where(jnp.any(fired), fired, candidates)
     return t_lo, t_hi, fired, it
+
+
+def _no_gradient(tree):
+    return jax.tree_util.tree_map(lambda x: jax.lax.stop_gradient(x) if eqx.is_inexact_array(x) else x, tree)
 
 
 def event_time_with_derivative(items, model, base, step, t_event, fired):
