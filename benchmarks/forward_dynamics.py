@@ -5,6 +5,11 @@ set before jax is imported and so a pathological MJX compile can be killed:
 
     python benchmarks/forward_dynamics.py            # full run (~25 min on 2 cores)
     python benchmarks/forward_dynamics.py --quick    # smoke test (a few minutes)
+    python benchmarks/forward_dynamics.py --device gpu --out benchmarks/results_gpu.json   # on a GPU machine
+
+``--device gpu`` runs the jaxbody and MJX children on the first CUDA device (``JAX_PLATFORMS=cuda``),
+adds batch 65536, keeps only the default XLA setting (the CPU fusion flag does not apply) and records the
+device kind; MuJoCo C and Pinocchio stay on the CPU.
 
 Children (internal): ``--child crosscheck|native|jaxbody|mjx --model NAME``;
 they print ``@@RESULT <json>`` lines that the driver merges into
@@ -36,6 +41,7 @@ sys.path.insert(0, HERE)
 
 SETTINGS = {"default": None, "nofusion": "--xla_cpu_use_fusion_emitters=false"}
 BATCHES = [1, 64, 1024, 8192]
+GPU_BATCHES = [1, 64, 1024, 8192, 65536]
 QUICK_BATCHES = [1, 64]
 GRAD_BATCH = 1024
 
@@ -244,7 +250,8 @@ def child_jaxbody(args):
 
     spec = M.get_model(args.model)
     model64, _ = M.build_jaxbody(spec)
-    batches = QUICK_BATCHES if args.quick else BATCHES
+    batches = QUICK_BATCHES if args.quick else (GPU_BATCHES if args.device == "gpu" else BATCHES)
+    emit(["devices", "jaxbody"], str(jax.devices()[0].device_kind))
     q, u, tau = M.random_states(spec, max(batches), seed=5)
     base = ["runs", args.setting, args.model, "jaxbody"]
     for dtname, dt in (("f64", jnp.float64), ("f32", jnp.float32)):
@@ -263,6 +270,21 @@ def child_jaxbody(args):
             res["dtype"] = str(out.dtype)
             fwd_at[B] = res["us_per_state"]
             emit(base + [dtname, "batches", str(B)], res)
+        # One classic RK4 step (4 realizes to Acceleration, prescribe, quaternion normalization) per state.
+        RB = GRAD_BATCH if GRAD_BATCH in batches else max(batches)
+        a = tuple(jnp.asarray(x[:RB], dt) for x in (q, u, tau))
+
+        def rk4(q, u, t, model=model):
+            import jaxbody as jb
+
+            s = model.default_state().set_q(q).set_u(u).set_mobility_forces(t)
+            s = jb.step_rk4(model, s, 1e-3)
+            return s.q, s.u
+
+        res, _ = _time_compiled(jax, jax.vmap(rk4), a, RB, args.case_budget)
+        res["batch"] = RB
+        res["ratio_vs_forward"] = res["us_per_state"] / fwd_at[RB]
+        emit(base + [dtname, "rk4_step"], res)
         # Reverse-mode gradient of sum(udot) w.r.t. (q, u), per state under vmap.
         if dtname == "f64":  # f64 only: grad compiles dominate the run time
             GB = GRAD_BATCH if GRAD_BATCH in batches else max(batches)
@@ -293,7 +315,7 @@ def child_mjx(args):
     mx = mjx.put_model(m, impl="jax")
     dx = mjx.make_data(mx, impl="jax")
     dt = jnp.float64 if args.dtype == "f64" else jnp.float32
-    batches = QUICK_BATCHES if args.quick else BATCHES
+    batches = QUICK_BATCHES if args.quick else (GPU_BATCHES if args.device == "gpu" else BATCHES)
     q, u, tau = M.random_states(spec, max(batches), seed=5)
     qm = np.stack([M.q_to_mujoco(spec, x) for x in q])
     base = ["runs", args.setting, args.model, "mjx", args.dtype]
@@ -351,11 +373,13 @@ def _get(tree, *path, default=None):
     return tree
 
 
-def run_child(results, argv, env_flags, timeout_s, skip_path, log, out_path=None):
+def run_child(results, argv, env_flags, timeout_s, skip_path, log, out_path=None, platform_name=None):
     env = dict(os.environ)
     env.pop("XLA_FLAGS", None)
     if env_flags:
         env["XLA_FLAGS"] = env_flags
+    if platform_name:
+        env["JAX_PLATFORMS"] = platform_name
     env.setdefault("OMP_NUM_THREADS", "1")
     cmd = [sys.executable, os.path.abspath(__file__)] + argv
     t0 = time.perf_counter()
@@ -424,33 +448,39 @@ def driver(args):
 
     t0 = time.perf_counter()
     models = [s.name for s in M.all_models(quick=args.quick)]
+    gpu = args.device == "gpu"
+    settings = {"default": None} if gpu else SETTINGS
+    platform_name = "cuda" if gpu else None
     results = {"meta": meta(), "config": {
-        "batches": QUICK_BATCHES if args.quick else BATCHES, "models": models, "settings": SETTINGS,
+        "batches": QUICK_BATCHES if args.quick else (GPU_BATCHES if gpu else BATCHES), "models": models,
+        "settings": settings, "device": args.device,
         "grad_batch": GRAD_BATCH, "quick": args.quick, "mjx_case_budget_s": args.mjx_budget,
         "mjx_dtypes": args.mjx_dtypes}}
 
     def log(msg):
         print(f"[{time.perf_counter() - t0:6.0f} s] {msg}", flush=True)
 
-    common = ["--quick"] if args.quick else []
+    common = (["--quick"] if args.quick else []) + ["--device", args.device]
     log("cross-checks and float32 accuracy")
     for name in models:
         run_child(results, ["--child", "crosscheck", "--model", name], None, 600, None, log)
     log("MuJoCo C and Pinocchio")
     for name in models:
         run_child(results, ["--child", "native", "--model", name] + common, None, 600, None, log)
-    for setting, flags in SETTINGS.items():
+    for setting, flags in settings.items():
         log(f"XLA setting {setting!r} ({flags or 'no XLA_FLAGS'})")
         for name in models:
             run_child(results, ["--child", "jaxbody", "--model", name, "--setting", setting,
                                 "--case-budget", str(args.jaxbody_budget)] + common,
-                      flags, args.jaxbody_budget, ["runs", setting, name, "jaxbody"], log)
+                      flags, args.jaxbody_budget, ["runs", setting, name, "jaxbody"], log,
+                      platform_name=platform_name)
             for i, dt in enumerate(args.mjx_dtypes.split(",")):
                 argv = ["--child", "mjx", "--model", name, "--setting", setting, "--dtype", dt,
                         "--case-budget", str(args.mjx_budget), "--max-call-s", str(args.mjx_max_call_s)] + common
                 if i == 0 and not args.no_mjx_grad:
                     argv.append("--grad")
-                run_child(results, argv, flags, args.mjx_budget, ["runs", setting, name, "mjx", dt], log, args.out)
+                run_child(results, argv, flags, args.mjx_budget, ["runs", setting, name, "mjx", dt], log, args.out,
+                          platform_name=platform_name)
         _write(results, args.out)
     results["meta"]["total_wall_s"] = time.perf_counter() - t0
     _write(results, args.out)
@@ -574,6 +604,17 @@ def tables(results):
                          f"{comp('mjx', 'f32')} | {grad('jaxbody', 'f64')} | {grad('jaxbody', 'f32')} | "
                          f"{grad('mjx', 'f64')} |")
         lines.append("")
+        lines.append(f"One classic RK4 step per state (`jb.step_rk4`: 4 realizes to Acceleration), batch "
+                     f"{cfg['grad_batch']}: us/state and ratio to one forward dynamics:")
+        lines.append("")
+        lines.append("| model | RK4 step f64 | / forward | RK4 step f32 | / forward |")
+        lines.append("|---|---:|---:|---:|---:|")
+        for name in cfg["models"]:
+            run = _get(results, "runs", setting, name, default={})
+            r64, r32 = _get(run, "jaxbody", "f64", "rk4_step"), _get(run, "jaxbody", "f32", "rk4_step")
+            cells = [f"{_f(r['us_per_state'])} | {r['ratio_vs_forward']:.1f}" if r else "– | –" for r in (r64, r32)]
+            lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+        lines.append("")
         skips = []
         for name in cfg["models"]:
             for dt in ("f64", "f32"):
@@ -659,6 +700,7 @@ def main():
     p.add_argument("--case-budget", type=float, default=120.0)
     p.add_argument("--max-call-s", type=float, default=8.0)
     p.add_argument("--grad", action="store_true")
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="where jaxbody and MJX run")
     args = p.parse_args()
     if args.out is None:
         args.out = os.path.join(HERE, "results_quick.json" if args.quick else "results.json")

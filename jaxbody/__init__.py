@@ -14,6 +14,7 @@ from jaxbody._api.constraint import Constraint as Constraint
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
+from jaxbody._api.sharding import sharded_vmap as sharded_vmap
 from jaxbody._api.system import GeneralForceSubsystem as GeneralForceSubsystem
 from jaxbody._api.system import MultibodySystem as MultibodySystem
 from jaxbody._api.system import SimbodyMatterSubsystem as SimbodyMatterSubsystem

@@ -24,6 +24,7 @@ from jaxbody._constraints.multipliers import (
     solve_constrained_accelerations,
 )
 from jaxbody._dynamics import articulated, kinematics, prescribed
+from jaxbody._dynamics.forces import force_z_slices
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
@@ -38,10 +39,16 @@ def calc_force_element_sums(model, state: State):
     F = state.body_forces.at[0].set(0.0)
     f = state.mobility_forces
     pe = jnp.zeros((), state.q.dtype)
-    for element in model.forces:
-        Fe, fe, pe_e = element.calc(model, state)
+    for element, z_slice in zip(model.forces, force_z_slices(model.forces)):
+        Fe, fe, pe_e = element.calc_with_z(model, state, state.z[z_slice])
         F, f, pe = F + Fe, f + fe, pe + pe_e
     return F, f, pe
+
+
+def calc_z_dot(model, state: State):
+    """dz/dt (nz,): every force element's state-variable derivatives in ``State.z`` order. Requires Velocity."""
+    parts = [e.calc_z_dot(model, state, state.z[s]) for e, s in zip(model.forces, force_z_slices(model.forces))]
+    return jnp.concatenate(parts) if parts else jnp.zeros((0,), state.q.dtype)
 
 
 def realize_dynamics(model, state: State) -> DynamicsCache:
@@ -52,7 +59,9 @@ def realize_dynamics(model, state: State) -> DynamicsCache:
         known = prescribed.calc_udot_known_bodies(model, state, methods)
         udot_p = prescribed.calc_known_udot(model, state, methods)
         abi = articulated.aba_inertias_inward(model, state.position, known)
-    return DynamicsCache(body_forces=F, mobility_forces=f, potential_energy=pe, articulated=abi, udot_prescribed=udot_p)
+        zdot = calc_z_dot(model, state)
+    return DynamicsCache(body_forces=F, mobility_forces=f, potential_energy=pe, articulated=abi,
+                         udot_prescribed=udot_p, zdot=zdot)
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:

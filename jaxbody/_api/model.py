@@ -71,6 +71,21 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
     def get_num_constraints(self) -> int:
         return self.constraints.num_constraints
 
+    @property
+    def nz(self) -> int:
+        """Length of z: the force elements' state variables (Simbody's auxiliary continuous state)."""
+        return sum(element.num_z() for element in self.forces)
+
+    def get_num_z(self) -> int:
+        return self.nz
+
+    @property
+    def default_z(self) -> jnp.ndarray:
+        """Initial z (nz,): each force element's ``default_z``, in element order."""
+        dtype = self.default_q.dtype
+        parts = [element.default_z(dtype) for element in self.forces]
+        return jnp.concatenate(parts) if parts else jnp.zeros((0,), dtype)
+
     @operator()
     def get_num_quaternions_in_use(self, state: State | None = None) -> int:
         """Mobilizers whose q holds a quaternion (none in Euler-angle mode). ``state`` must be in this model's mode."""
@@ -109,7 +124,7 @@ class Model(ModelDynamics, ModelJacobians, ModelConstraints, ModelMotion, eqx.Mo
             t=jnp.zeros((), dtype),
             q=self.default_q,
             u=jnp.zeros(self.topology.nu, dtype),
-            z=jnp.zeros(0, dtype),
+            z=self.default_z,
             mobility_forces=jnp.zeros(self.topology.nu, dtype),
             body_forces=jnp.zeros((nb, 2, 3), dtype),
             lock_level=jnp.asarray(self.default_lock_level or (-1,) * nb, jnp.int32),
@@ -220,7 +235,7 @@ def check_state_fits(model: Model, state: State) -> list[str]:
             f"this model is of {model.signature}; use this model's default_state() (a State belongs to the model that made it)"
         )
     nb, nc = topo.nbodies, model.constraints.num_constraints
-    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (0,), "mobility_forces": (topo.nu,),
+    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (model.nz,), "mobility_forces": (topo.nu,),
                 "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),
                 "lock_q": (topo.nq,), "lock_u": (topo.nu,)}
     shapes = [f"{k} {getattr(state, k).shape} (expected {v})" for k, v in expected.items() if getattr(state, k).shape != v]

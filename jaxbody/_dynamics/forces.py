@@ -27,11 +27,41 @@ class ForceElement(eqx.Module):
     """Interface: ``calc(model, state) -> (body_forces, mobility_forces, potential_energy)``.
 
     ``state`` is realized to Velocity (elements may read positions and velocities).
+
+    An element with state variables of its own (Simbody's auxiliary z: a thermostat's chain, a contact
+    anchor point) returns their count from ``num_z()``, their initial values from ``default_z()``, and
+    implements ``calc_with_z`` (its forces given its own slice z of ``state.z``) and ``calc_z_dot`` (dz/dt).
+    The model lays the elements' z out one after another in element order (``force_z_slices``).
     """
 
     @abc.abstractmethod
     def calc(self, model, state):
         """Body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,), potential energy (J)."""
+
+    def num_z(self) -> int:
+        """Number of this element's state variables (static)."""
+        return 0
+
+    def default_z(self, dtype) -> jnp.ndarray:
+        """Initial values (num_z,) of this element's state variables."""
+        return jnp.zeros((self.num_z(),), dtype)
+
+    def calc_with_z(self, model, state, z):
+        """``calc`` for an element whose forces depend on its own state variables ``z`` (num_z,)."""
+        return self.calc(model, state)
+
+    def calc_z_dot(self, model, state, z) -> jnp.ndarray:
+        """Time derivative (num_z,) of this element's state variables; needs Velocity."""
+        return jnp.zeros((self.num_z(),), state.q.dtype)
+
+
+def force_z_slices(elements) -> tuple[slice, ...]:
+    """Each element's slice of ``State.z`` (static): the elements' z one after another, in element order."""
+    slices, start = [], 0
+    for element in elements:
+        slices.append(slice(start, start + element.num_z()))
+        start += element.num_z()
+    return tuple(slices)
 
 
 def _zero_mobility(model, dtype):

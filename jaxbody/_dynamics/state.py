@@ -83,7 +83,8 @@ class DynamicsCache(eqx.Module):
     udot_known) of jaxbody._dynamics.articulated, RBDA pass 2's inertia part;
     for a body whose udot is known P passes through (``P+ = P``), D_inv is the
     identity and G is zero. udot_prescribed: (nu,) the known udots (Simbody's
-    presUDot pool, unpacked; zero on free mobilities).
+    presUDot pool, unpacked; zero on free mobilities). zdot: (nz,) the force elements' state-variable
+    derivatives dz/dt (Simbody computes them at Acceleration; none of jaxbody's depend on udot).
     """
 
     body_forces: jnp.ndarray
@@ -91,6 +92,7 @@ class DynamicsCache(eqx.Module):
     potential_energy: jnp.ndarray
     articulated: ArticulatedInertias
     udot_prescribed: jnp.ndarray
+    zdot: jnp.ndarray
 
 
 class AccelerationCache(eqx.Module):

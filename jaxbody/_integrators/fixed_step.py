@@ -1,8 +1,8 @@
 """Fixed-step integrators over ``lax.scan``: classic RK4 and semi-explicit Euler.
 
-The continuous system is ``qdot = N(q) u``, ``udot = M^-1 (f + J^T F - c)``
-with the model's force elements and the State's applied forces held constant
-over a step. Prescribed motion and locks are honoured as Simbody's
+The continuous system is ``qdot = N(q) u``, ``udot = M^-1 (f + J^T F - c)``,
+``zdot`` from the force elements' state variables, with the State's applied
+forces held constant over a step. Prescribed motion and locks are honoured as Simbody's
 integrators do (catalogue 6.1): every stage evaluation sets t, q, u, then
 ``model.prescribe`` (prescribeQ, prescribeU) and realizes; the known udots
 enter the dynamics; the state after a step is prescribed again, so prescribed
@@ -31,6 +31,12 @@ def calc_state_derivative(model, state: State, q, u, t=None):
     return s.velocity.qdot, s.acceleration.udot
 
 
+def calc_state_derivatives(model, state: State, q, u, z, t):
+    """(qdot, udot, zdot) at (t, q, u, z) with the state's applied forces and locks (prescribed first)."""
+    s = model.realize(model.prescribe(state.set_time(t).set_q(q).set_u(u).set_z(z)), Stage.Acceleration)
+    return s.velocity.qdot, s.acceleration.udot, s.dynamics.zdot
+
+
 def _finish_step(model, state: State) -> State:
     return model.prescribe(model.normalize_quaternions(state))
 
@@ -41,19 +47,21 @@ def step_rk4(model, state: State, dt) -> State:
     The four stage evaluations run as a 4-iteration ``lax.scan`` so the
     dynamics are traced and compiled once, not four times.
     """
-    q, u = state.q, state.u
-    c = jnp.asarray([0.0, 0.5, 0.5, 1.0], q.dtype)
-    w = jnp.asarray([1.0, 2.0, 2.0, 1.0], q.dtype) / 6
+    y = (state.q, state.u, state.z)
+    c = jnp.asarray([0.0, 0.5, 0.5, 1.0], state.q.dtype)
+    w = jnp.asarray([1.0, 2.0, 2.0, 1.0], state.q.dtype) / 6
 
     def stage(carry, coefficients):
-        (kq, ku), (sq, su) = carry
+        k, total = carry
         ci, wi = coefficients
-        kq, ku = calc_state_derivative(model, state, q + ci * dt * kq, u + ci * dt * ku, state.t + ci * dt)
-        return ((kq, ku), (sq + wi * kq, su + wi * ku)), None
+        yi = jax.tree_util.tree_map(lambda y0, ki: y0 + ci * dt * ki, y, k)
+        k = calc_state_derivatives(model, state, *yi, state.t + ci * dt)
+        return (k, jax.tree_util.tree_map(lambda a, ki: a + wi * ki, total, k)), None
 
-    zeros = (jnp.zeros_like(q), jnp.zeros_like(u))
-    (_, (sq, su)), _ = jax.lax.scan(stage, (zeros, zeros), (c, w))
-    new = state.set_time(state.t + dt).set_q(q + dt * sq).set_u(u + dt * su)
+    zeros = jax.tree_util.tree_map(jnp.zeros_like, y)
+    (_, total), _ = jax.lax.scan(stage, (zeros, zeros), (c, w))
+    q, u, z = jax.tree_util.tree_map(lambda y0, a: y0 + dt * a, y, total)
+    new = state.set_time(state.t + dt).set_q(q).set_u(u).set_z(z)
     return _finish_step(model, new)
 
 
@@ -62,7 +70,7 @@ def step_semi_explicit_euler(model, state: State, dt) -> State:
     s = model.realize(model.prescribe(state), Stage.Acceleration)
     u_new = s.u + dt * s.acceleration.udot
     qdot = model.calc_q_dot(s, u_new)
-    new = s.set_time(s.t + dt).set_q(s.q + dt * qdot).set_u(u_new)
+    new = s.set_time(s.t + dt).set_q(s.q + dt * qdot).set_u(u_new).set_z(s.z + dt * s.dynamics.zdot)
     return _finish_step(model, new)
 
 
@@ -99,4 +107,4 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     return final, traj
 
 
-__all__ = ["calc_state_derivative", "step_rk4", "step_semi_explicit_euler", "simulate"]
+__all__ = ["calc_state_derivative", "calc_state_derivatives", "step_rk4", "step_semi_explicit_euler", "simulate"]
