@@ -38,9 +38,7 @@ def with_y(state: State, t, y) -> State:
 def realize_ydot(model, state: State):
     """(ydot, state prescribed and realized to Acceleration) at the state's (t, q, u, z)."""
     s = model.realize(model.prescribe(state), Stage.Acceleration)
-    zdot = getattr(s.dynamics, "zdot", None)
-    zdot = jnp.zeros_like(s.z) if zdot is None else zdot
-    return jnp.concatenate([s.velocity.qdot, s.acceleration.udot, zdot]), s
+    return jnp.concatenate([s.velocity.qdot, s.acceleration.udot, s.dynamics.zdot]), s
 
 
 def calc_ydot(model, base: State, t, y):

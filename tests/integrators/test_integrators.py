@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from helpers import assert_grad_matches_fd
-from oscillators import OMEGA, oscillator, oscillator_solution
+from oscillators import OMEGA, oscillator, oscillator_solution, with_lag
 
 import jaxbody as jb
 
@@ -87,6 +87,18 @@ def test_report_times_hit_exactly_and_stats_plausible(rkm_errors):
     # Steps grow like accuracy^(-1/4) per decade pair: 100^(1/4) ~ 3.2.
     assert steps[0] < steps[1] < steps[2]
     assert 2 < steps[2] / steps[1] < 5, steps
+
+
+def test_state_variables_z_integrated_with_q_and_u(osc):
+    """z (a force element's state) is part of y: z(t) = target (1 - exp(-t / tau)) and its relative error
+    enters the error norm."""
+    _, model = osc
+    model = with_lag(model)
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-8))
+    run, traj = jax.jit(lambda s: ts.simulate(s, jnp.array([0.1, 0.3])))(model.default_state().set_q(jnp.array([1.0])))
+    np.testing.assert_allclose(np.asarray(traj.z[:, 0]), 2.0 * (1 - np.exp(-np.array([0.1, 0.3]) / 0.1)), atol=1e-7)
+    x, _ = oscillator_solution(1.0, 0.3)
+    assert abs(float(traj.q[1, 0]) - x) < 1e-7
 
 
 def test_adjust_step_size_rule():
