@@ -33,7 +33,7 @@ class MultibodySystem(SystemConveniences, SystemEvents):
         SystemConveniences.__init__(self)
         SystemEvents.__init__(self)
 
-    def get_matter_subsystem(self) -> "SimbodyMatterSubsystem":
+    def get_matter_subsystem(self) -> SimbodyMatterSubsystem:
         if self._matter is None:
             raise InvalidArgument("this MultibodySystem has no SimbodyMatterSubsystem")
         return self._matter
@@ -84,7 +84,7 @@ class SimbodyMatterSubsystem:
         """'the system of bodies [Ground, arm (Pin), ...]', as error messages name a system."""
         return describe_matter(self)
 
-    def Ground(self) -> MobilizedBody:  # noqa: N802 - Simbody's name
+    def Ground(self) -> MobilizedBody:
         return self._ground
 
     def set_use_euler_angles(self, use: bool):

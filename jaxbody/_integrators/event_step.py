@@ -159,9 +159,9 @@ def fire(items, model, realized, fired, t_event, record: EventRecord):
         else:
             slot = jnp.minimum(count[i], times.shape[1] - 1)
             value = it.report(model, current)
+            keep = f & (count[i] < times.shape[1])
             reports[i] = jax.tree_util.tree_map(
-                lambda buf, v, f=f: buf.at[slot].set(jnp.where(f & (count[i] < buf.shape[0]), v, buf[slot])),
-                reports[i], value)
+                lambda buf, v, keep=keep, slot=slot: buf.at[slot].set(jnp.where(keep, v, buf[slot])), reports[i], value)
             times = times.at[i, slot].set(jnp.where(f & (count[i] < times.shape[1]), t_event, times[i, slot]))
         count = count.at[i].add(f.astype(jnp.int32))
         first = first.at[i].set(jnp.where(f & ~jnp.isfinite(first[i]), t_event, first[i]))

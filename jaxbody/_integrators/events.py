@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import jax.numpy as jnp
 
@@ -117,13 +117,13 @@ class ScheduledEventReporter(_Scheduled):
         _check_handler(self.report, self.label, "report")
 
 
-def PeriodicEventHandler(interval: float, handle: Callable, name: str = "") -> ScheduledEventHandler:  # noqa: N802
+def PeriodicEventHandler(interval: float, handle: Callable, name: str = "") -> ScheduledEventHandler:
     """A ScheduledEventHandler at every multiple of ``interval`` (s)."""
     return ScheduledEventHandler(_periodic_next_time(_interval(interval, name)), name or "PeriodicEventHandler",
                                  handle=handle)
 
 
-def PeriodicEventReporter(interval: float, report: Callable, name: str = "") -> ScheduledEventReporter:  # noqa: N802
+def PeriodicEventReporter(interval: float, report: Callable, name: str = "") -> ScheduledEventReporter:
     """A ScheduledEventReporter at every multiple of ``interval`` (s)."""
     return ScheduledEventReporter(_periodic_next_time(_interval(interval, name)), name or "PeriodicEventReporter",
                                   report=report)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import equinox as eqx
 
@@ -102,7 +102,7 @@ class Integrator(eqx.Module):
     def method_has_error_control(self) -> bool:
         return self.method.error_order is not None and self.settings.fixed_step_size is None
 
-    def with_settings(self, **changes) -> "Integrator":
+    def with_settings(self, **changes) -> Integrator:
         """A copy with some settings changed (Simbody's set...)."""
         new = copy.copy(self)
         object.__setattr__(new, "settings", dataclasses.replace(self.settings, **changes))
@@ -128,7 +128,16 @@ SemiExplicitEuler2Integrator = _named("SemiExplicitEuler2")
 VerletIntegrator = _named("Verlet")
 
 __all__ = [
-    "ExplicitEulerIntegrator", "Integrator", "METHODS", "Method", "RungeKutta2Integrator", "RungeKutta3Integrator",
-    "RungeKuttaFeldbergIntegrator", "RungeKuttaIntegrator", "RungeKuttaMersonIntegrator",
-    "SemiExplicitEuler2Integrator", "SemiExplicitEulerIntegrator", "VerletIntegrator",
+    "METHODS",
+    "ExplicitEulerIntegrator",
+    "Integrator",
+    "Method",
+    "RungeKutta2Integrator",
+    "RungeKutta3Integrator",
+    "RungeKuttaFeldbergIntegrator",
+    "RungeKuttaIntegrator",
+    "RungeKuttaMersonIntegrator",
+    "SemiExplicitEuler2Integrator",
+    "SemiExplicitEulerIntegrator",
+    "VerletIntegrator",
 ]

@@ -165,7 +165,20 @@ def verlet_attempt(model, base: State, t0, y0, f0, h, accuracy):
 
 
 __all__ = [
-    "EXPLICIT_EULER", "RUNGE_KUTTA_2", "RUNGE_KUTTA_3", "RUNGE_KUTTA_4", "RUNGE_KUTTA_MERSON",
-    "RUNGE_KUTTA_FELDBERG", "Tableau", "calc_ydot", "join_y", "realize_ydot", "rk_attempt",
-    "semi_explicit_euler2_attempt", "semi_explicit_euler_attempt", "split_y", "verlet_attempt", "with_y",
+    "EXPLICIT_EULER",
+    "RUNGE_KUTTA_2",
+    "RUNGE_KUTTA_3",
+    "RUNGE_KUTTA_4",
+    "RUNGE_KUTTA_FELDBERG",
+    "RUNGE_KUTTA_MERSON",
+    "Tableau",
+    "calc_ydot",
+    "join_y",
+    "realize_ydot",
+    "rk_attempt",
+    "semi_explicit_euler2_attempt",
+    "semi_explicit_euler_attempt",
+    "split_y",
+    "verlet_attempt",
+    "with_y",
 ]

@@ -26,7 +26,7 @@ class IntegratorStats(eqx.Module):
     step_limit_reached: jnp.ndarray
 
     @staticmethod
-    def zeros() -> "IntegratorStats":
+    def zeros() -> IntegratorStats:
         z = jnp.zeros((), jnp.int32)
         return IntegratorStats(z, z, z, z, z, z, jnp.zeros((), bool))
 

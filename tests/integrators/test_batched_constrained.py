@@ -55,7 +55,7 @@ def test_one_compilation_and_own_step_sequences(batched):
 
 @pytest.mark.long  # a second compilation (unbatched)
 def test_lanes_equal_unbatched_runs(batched):
-    model, ts, rollout, thetas, omegas, (run, traj, _), _, _ = batched
+    _, _, rollout, thetas, omegas, (run, traj, _), _, _ = batched
     for lane in (0, LANES - 1):
         r, tr, _ = jax.jit(rollout)(thetas[lane], omegas[lane])
         np.testing.assert_allclose(np.asarray(tr.q), np.asarray(traj.q[lane]), rtol=0, atol=1e-12)
@@ -64,7 +64,7 @@ def test_lanes_equal_unbatched_runs(batched):
 
 def test_constraints_within_tolerance_and_energy_conserved(batched):
     _, _, _, _, _, (_, _, (energy, q_err, u_err)), _, _ = batched
-    rms = lambda e: np.sqrt(np.mean(np.asarray(e) ** 2, axis=-1))  # noqa: E731
+    rms = lambda e: np.sqrt(np.mean(np.asarray(e) ** 2, axis=-1))
     assert rms(q_err).max() <= TOL and rms(u_err).max() <= TOL
     e = np.asarray(energy)
     drift = np.abs(e - e[:, :1]).max(axis=1) / np.maximum(np.abs(e).max(axis=1), 1.0)
@@ -78,7 +78,7 @@ def test_gradient_of_final_state_matches_central_differences():
     ts = jb.TimeStepper(model, integ, differentiable=True)
 
     def loss(x):
-        run, traj = ts.simulate(fourbar_state(model, x[0], x[1]), jnp.array([0.3]))
+        run, _ = ts.simulate(fourbar_state(model, x[0], x[1]), jnp.array([0.3]))
         return jnp.sum(jnp.sin(run.state.q)) + 0.1 * jnp.sum(run.state.u**2)
 
     x = jnp.array([0.4, 1.5])

@@ -42,7 +42,7 @@ def bounce(model, state):
 
 @pytest.fixture(scope="module")
 def bouncing():
-    system, body = ball(G)
+    system, _ = ball(G)
     system.add_event_handler(jb.TriggeredEventHandler(
         witness=lambda model, s: s.q[0], trigger_on="falling", handle=bounce, name="floor"))
     system.add_event_handler(jb.ScheduledEventHandler(
@@ -102,7 +102,7 @@ def test_scheduled_event_hit_exactly_and_periodic_reporter(bouncing):
 
 def test_first_bounce_time_gradient():
     """dt1/dh0 = 1 / sqrt(2 g h0), by reverse mode through a checkpointed rollout."""
-    system, body = ball(G)
+    system, _ = ball(G)
     model = system.realize_topology()
     floor = jb.TriggeredEventHandler(witness=lambda m, s: s.q[0], trigger_on="falling", handle=bounce)
     integ = jb.RungeKuttaMersonIntegrator(model, accuracy=ACCURACY, internal_step_limit=100)
@@ -116,3 +116,17 @@ def test_first_bounce_time_gradient():
     grad = jax.jit(jax.grad(first_bounce))(h0)
     assert float(grad) == pytest.approx(1 / np.sqrt(2 * G * 1.0), rel=1e-6)
     assert_grad_matches_fd(jax.jit(first_bounce), h0, 1e-4, 1e-6, "first bounce time", grad=grad)
+
+
+def test_handler_requests_termination():
+    """A handler returning (state, True) stops the lane at the event; later report states repeat it."""
+    system, _ = ball(G)
+    model = system.realize_topology()
+    stop = jb.TriggeredEventHandler(witness=lambda m, s: s.q[0] - 0.5, trigger_on="falling",
+                                    handle=lambda m, s: (s, True))
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=ACCURACY), events=(stop,))
+    run, traj = jax.jit(lambda s: ts.simulate(s, jnp.array([0.2, 0.5, 1.0])))(model.default_state().set_q(jnp.array([1.0])))
+    assert bool(run.terminated) and not bool(run.stats.step_limit_reached)
+    t_stop = np.sqrt(2 * 0.5 / G)
+    assert abs(float(run.state.t) - t_stop) <= 2 * WINDOW
+    assert float(traj.t[0]) == 0.2 and float(traj.t[1]) == float(traj.t[2]) == float(run.state.t)

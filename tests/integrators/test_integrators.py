@@ -62,7 +62,7 @@ def rkm_errors(osc):
     out = []
     for acc in (1e-6, 1e-8, 1e-10):
         ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=acc))
-        run, traj = jax.jit(lambda s, t: ts.simulate(s, t))(model.default_state().set_q(jnp.array([1.0])), jnp.linspace(0.1, 2.0, 20))
+        run, traj = jax.jit(lambda s, t, ts=ts: ts.simulate(s, t))(model.default_state().set_q(jnp.array([1.0])), jnp.linspace(0.1, 2.0, 20))
         x, u = oscillator_solution(1.0, np.asarray(traj.t))
         err = max(np.abs(np.asarray(traj.q[:, 0]) - x).max(), np.abs(np.asarray(traj.u[:, 0]) - u).max())
         out.append((err, jax.tree_util.tree_map(int, run.stats), np.asarray(traj.t)))
@@ -95,10 +95,25 @@ def test_state_variables_z_integrated_with_q_and_u(osc):
     _, model = osc
     model = with_lag(model)
     ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-8))
-    run, traj = jax.jit(lambda s: ts.simulate(s, jnp.array([0.1, 0.3])))(model.default_state().set_q(jnp.array([1.0])))
+    _, traj = jax.jit(lambda s: ts.simulate(s, jnp.array([0.1, 0.3])))(model.default_state().set_q(jnp.array([1.0])))
     np.testing.assert_allclose(np.asarray(traj.z[:, 0]), 2.0 * (1 - np.exp(-np.array([0.1, 0.3]) / 0.1)), atol=1e-7)
     x, _ = oscillator_solution(1.0, 0.3)
     assert abs(float(traj.q[1, 0]) - x) < 1e-7
+
+
+def test_interpolated_report_times(osc, rkm_errors):
+    """allow_interpolation: steps run past report times and the reports are cubic Hermite (then projected);
+    fewer steps than landing on every report time, same accuracy class."""
+    _, model = osc
+    integ = jb.RungeKuttaMersonIntegrator(model, accuracy=1e-8, allow_interpolation=True, use_infinity_norm=True)
+    ts = jb.TimeStepper(model, integ)
+    times = jnp.linspace(0.1, 2.0, 20)
+    run, traj = jax.jit(lambda s: ts.simulate(s, times))(model.default_state().set_q(jnp.array([1.0])))
+    np.testing.assert_array_equal(np.asarray(traj.t), np.asarray(times))
+    x, u = oscillator_solution(1.0, np.asarray(times))
+    assert np.abs(np.asarray(traj.q[:, 0]) - x).max() < 1e-6 and np.abs(np.asarray(traj.u[:, 0]) - u).max() < 1e-6
+    assert float(run.state.t) >= 2.0  # the last step may end past the last report time
+    assert int(run.stats.steps_taken) < rkm_errors[1][1].steps_taken
 
 
 def test_adjust_step_size_rule():
@@ -124,7 +139,7 @@ def test_step_limit_is_reported_per_lane(osc):
     _, model = osc
     ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-10, internal_step_limit=60))
     states = jax.vmap(lambda x: model.default_state().set_q(x[None]))(jnp.array([1e-6, 1e3]))
-    run, traj = jax.jit(jax.vmap(lambda s: ts.simulate(s, jnp.array([1.0, 2.0]))))(states)
+    run, _ = jax.jit(jax.vmap(lambda s: ts.simulate(s, jnp.array([1.0, 2.0]))))(states)
     np.testing.assert_array_equal(np.asarray(run.stats.step_limit_reached), [False, True])
     np.testing.assert_array_equal(np.asarray(run.terminated), [False, True])
     assert float(run.state.t[0]) == 2.0 and float(run.state.t[1]) < 1.0

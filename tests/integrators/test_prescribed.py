@@ -27,7 +27,7 @@ def rolled():
 
 
 def test_motions_followed_at_report_times(rolled):
-    model, bodies, _, traj = rolled
+    _, bodies, _, traj = rolled
     c, t = MOTION_CHAIN, np.asarray(TIMES)
     for lane in range(2):
         q, u = np.asarray(traj.q[lane]), np.asarray(traj.u[lane])

@@ -49,7 +49,7 @@ def _run(name):
 
 @pytest.mark.parametrize("name", FAST + [pytest.param(n, marks=pytest.mark.long) for n in SLOW])
 def test_reproduces_simbody_rkm_trajectory(name):
-    golden, model, (run, traj, (energy, q_err, u_err)) = _run(name)
+    golden, _, (run, traj, (energy, q_err, u_err)) = _run(name)
     t = np.asarray(golden["t"][1:])
     np.testing.assert_array_equal(np.asarray(traj.t), t)  # every report time hit exactly
     trusted = t <= golden["stiffness"]["trusted_until"]
@@ -67,7 +67,7 @@ def test_reproduces_simbody_rkm_trajectory(name):
 
     tol = simbody["constraint_tolerance"]
     if q_err.shape[-1]:
-        rms = lambda e: np.sqrt(np.mean(np.asarray(e) ** 2, axis=-1))  # noqa: E731  Simbody's norm
+        rms = lambda e: np.sqrt(np.mean(np.asarray(e) ** 2, axis=-1))
         assert rms(q_err).max() <= tol and rms(u_err).max() <= tol
     drift = np.abs(np.asarray(energy) - float(golden["total_energy"][0]))[trusted].max()
     simbody_drift = golden["stiffness"]["total_energy_drift_max_abs_trusted"]
