@@ -10,7 +10,8 @@ after compilation. RKM: 10 report times, every lane its own step sequence (the b
 lane finishes). RK4: dt = 1 ms, 1000 steps. Reported: wall time per simulated second, lane-steps per second
 (steps taken summed over lanes / wall), compile time; and for a 200-step rollout of the humanoid (batch 1)
 the time and XLA's temp memory of the gradient of a final-state loss vs the forward pass (RK4 and RKM with
-``differentiable=True``, internal_step_limit 200). Results go to benchmarks/simulation.json.
+``differentiable=True``, internal_step_limit 200). Results go to benchmarks/simulation.json (rewritten after
+every row, so an interrupted run keeps what it measured). ``--models humanoid27 --no-gradient`` picks parts.
 MJX / MuJoCo C are not part of this script (see forward_dynamics.py for their per-step costs).
 """
 
@@ -76,6 +77,11 @@ def humanoid_case():
     return "humanoid27", model, states
 
 
+def save(out, path):
+    with open(path, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
 def bench_model(name, model, states, batches, out):
     rkm = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-6, constraint_tolerance=1e-8))
     times = jnp.linspace(0.1, 1.0, 10)
@@ -100,6 +106,7 @@ def bench_model(name, model, states, batches, out):
             row = {"model": name, "method": method, "batch": n, "wall_s_per_simulated_s": wall,
                    "lane_steps_per_s": steps / wall, "steps_per_lane_mean": steps / n, "compile_s": compile_s, "reps": reps}
             out["runs"].append(row)
+            save(out, out["path"])
             print(json.dumps(row), flush=True)
 
 
@@ -125,6 +132,7 @@ def bench_gradient(model, states, out):
             mem = compiled.memory_analysis()
             row[kind] = {"wall_s": wall, "temp_bytes": getattr(mem, "temp_size_in_bytes", None)}
         out["gradient"].append(row)
+        save(out, out["path"])
         print(json.dumps(row), flush=True)
 
 
@@ -132,17 +140,20 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=os.path.join(HERE, "simulation.json"))
+    parser.add_argument("--models", default="fourbar,humanoid27", help="comma-separated subset")
+    parser.add_argument("--no-gradient", action="store_true")
     args = parser.parse_args()
     batches = [1, 64] if args.quick else [1, 64, 1024]
     machine = {"platform": platform.platform(), "cpus": os.cpu_count(), "jax": jax.__version__,
                "device": str(jax.devices()[0]), "note": "shared 2-core machine, other jobs running"}
-    out = {"machine": machine, "runs": [], "gradient": []}
-    hum = humanoid_case()
-    for name, model, states in (fourbar(), hum):
+    out = {"machine": machine, "path": args.out, "runs": [], "gradient": []}
+    cases = {"fourbar": fourbar, "humanoid27": humanoid_case}
+    chosen = [cases[m]() for m in args.models.split(",")]
+    for name, model, states in chosen:
         bench_model(name, model, states, batches, out)
-    bench_gradient(hum[1], hum[2], out)
-    with open(args.out, "w") as fh:
-        json.dump(out, fh, indent=1)
+    if not args.no_gradient:
+        hum = humanoid_case()
+        bench_gradient(hum[1], hum[2], out)
 
 
 if __name__ == "__main__":
