@@ -58,11 +58,48 @@ from jaxbody._dynamics.parameters import replace_parameters as replace_parameter
 from jaxbody._dynamics.singularities import SingularityReport as SingularityReport
 from jaxbody._dynamics.singularities import check_singularities as check_singularities
 from jaxbody._dynamics.state import State as State
+from jaxbody._integrators.events import PeriodicEventHandler as PeriodicEventHandler
+from jaxbody._integrators.events import PeriodicEventReporter as PeriodicEventReporter
+from jaxbody._integrators.events import ScheduledEventHandler as ScheduledEventHandler
+from jaxbody._integrators.events import ScheduledEventReporter as ScheduledEventReporter
+from jaxbody._integrators.events import TriggeredEventHandler as TriggeredEventHandler
+from jaxbody._integrators.events import TriggeredEventReporter as TriggeredEventReporter
 from jaxbody._integrators.fixed_step import simulate as simulate
 from jaxbody._integrators.fixed_step import step_rk4 as step_rk4
 from jaxbody._integrators.fixed_step import (
     step_semi_explicit_euler as step_semi_explicit_euler,
 )
+from jaxbody._integrators.integrators import (
+    ExplicitEulerIntegrator as ExplicitEulerIntegrator,
+)
+from jaxbody._integrators.integrators import Integrator as Integrator
+from jaxbody._integrators.integrators import (
+    RungeKutta2Integrator as RungeKutta2Integrator,
+)
+from jaxbody._integrators.integrators import (
+    RungeKutta3Integrator as RungeKutta3Integrator,
+)
+from jaxbody._integrators.integrators import (
+    RungeKuttaFeldbergIntegrator as RungeKuttaFeldbergIntegrator,
+)
+from jaxbody._integrators.integrators import (
+    RungeKuttaIntegrator as RungeKuttaIntegrator,
+)
+from jaxbody._integrators.integrators import (
+    RungeKuttaMersonIntegrator as RungeKuttaMersonIntegrator,
+)
+from jaxbody._integrators.integrators import (
+    SemiExplicitEuler2Integrator as SemiExplicitEuler2Integrator,
+)
+from jaxbody._integrators.integrators import (
+    SemiExplicitEulerIntegrator as SemiExplicitEulerIntegrator,
+)
+from jaxbody._integrators.integrators import VerletIntegrator as VerletIntegrator
+from jaxbody._integrators.run import EventRecord as EventRecord
+from jaxbody._integrators.run import IntegratorRun as IntegratorRun
+from jaxbody._integrators.run import IntegratorStats as IntegratorStats
+from jaxbody._integrators.settings import IntegratorSettings as IntegratorSettings
+from jaxbody._integrators.stepper import TimeStepper as TimeStepper
 from jaxbody._math.inertia import Inertia as Inertia
 from jaxbody._math.inertia import MassProperties as MassProperties
 from jaxbody._math.spatial import Rotation as Rotation

@@ -21,12 +21,13 @@ from jaxbody._api.matter_decorations import MatterDecorations
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system_bookkeeping import SystemBookkeeping
 from jaxbody._api.system_conveniences import SystemConveniences
+from jaxbody._api.system_events import SystemEvents
 from jaxbody._api.unilateral import UnilateralMatter
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
 
 
-class MultibodySystem(SystemBookkeeping, SystemConveniences):
+class MultibodySystem(SystemBookkeeping, SystemConveniences, SystemEvents):
     """Owns one SimbodyMatterSubsystem and any number of GeneralForceSubsystems."""
 
     def __init__(self):
@@ -34,8 +35,9 @@ class MultibodySystem(SystemBookkeeping, SystemConveniences):
         self._force_subsystems: list[GeneralForceSubsystem] = []
         self._model = None
         SystemConveniences.__init__(self)
+        SystemEvents.__init__(self)
 
-    def get_matter_subsystem(self) -> "SimbodyMatterSubsystem":
+    def get_matter_subsystem(self) -> SimbodyMatterSubsystem:
         if self._matter is None:
             raise InvalidArgument("this MultibodySystem has no SimbodyMatterSubsystem")
         return self._matter
@@ -86,7 +88,7 @@ class SimbodyMatterSubsystem(MatterDecorations, MatterBookkeeping, UnilateralMat
         """'the system of bodies [Ground, arm (Pin), ...]', as error messages name a system."""
         return describe_matter(self)
 
-    def Ground(self) -> MobilizedBody:  # noqa: N802 - Simbody's name
+    def Ground(self) -> MobilizedBody:
         return self._ground
 
     def set_use_euler_angles(self, use: bool):

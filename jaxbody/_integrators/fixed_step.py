@@ -10,6 +10,12 @@ q and u follow their functions exactly. Quaternions are renormalized after
 every step (Simbody does this in projection). Everything is pure, so
 simulations vmap over states (including mixed locked / free batches) or
 models and differentiate by reverse mode through the scan.
+
+When to use which: ``jb.simulate`` is the fast path (a fixed number of steps, no error control, no
+constraint projection, no events: constraint drift grows unless you project yourself); Simbody's
+integrators driven by ``jb.TimeStepper`` control the local error, project onto the constraint manifold
+after every step, land on report and event times and handle events, at the cost of a data-dependent
+number of steps per lane (jaxbody._integrators.stepper).
 """
 
 from __future__ import annotations
@@ -107,4 +113,4 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     return final, traj
 
 
-__all__ = ["calc_state_derivative", "calc_state_derivatives", "step_rk4", "step_semi_explicit_euler", "simulate"]
+__all__ = ["calc_state_derivative", "calc_state_derivatives", "simulate", "step_rk4", "step_semi_explicit_euler"]

@@ -1,0 +1,143 @@
+"""Simbody's Integrator classes: a method (catalogue 6.3) plus immutable IntegratorSettings, bound to a Model.
+
+``jb.RungeKuttaMersonIntegrator(system_or_model, accuracy=1e-6)`` holds no run-time data: the TimeStepper
+carries the step state (jaxbody._integrators.stepper), so integrators are pure and reusable.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+from collections.abc import Callable
+
+import equinox as eqx
+
+from jaxbody._integrators import methods
+from jaxbody._integrators.settings import IntegratorSettings
+from jaxbody.errors import InvalidArgument
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """name: Simbody's; order: of the propagated solution; error_order: p of the error estimate (None: fixed
+    step, no error control); attempt(model, base, t0, y0, f0, h, settings) -> (y1, err, stage evaluations)."""
+
+    name: str
+    order: int
+    error_order: int | None
+    attempt: Callable
+    linear_interpolation: bool = False
+
+
+def _rk(tableau):
+    def attempt(model, base, t0, y0, f0, h, settings):
+        return methods.rk_attempt(tableau, model, base, t0, y0, f0, h)
+    return attempt
+
+
+def _plain(fn):
+    def attempt(model, base, t0, y0, f0, h, settings):
+        return fn(model, base, t0, y0, f0, h)
+    return attempt
+
+
+def _verlet(model, base, t0, y0, f0, h, settings):
+    return methods.verlet_attempt(model, base, t0, y0, f0, h, settings.accuracy)
+
+
+METHODS = {
+    "ExplicitEuler": Method("ExplicitEuler", 1, 2, _rk(methods.EXPLICIT_EULER), linear_interpolation=True),
+    "RungeKutta2": Method("RungeKutta2", 2, 2, _rk(methods.RUNGE_KUTTA_2)),
+    "RungeKutta3": Method("RungeKutta3", 3, 3, _rk(methods.RUNGE_KUTTA_3)),
+    "RungeKutta": Method("RungeKutta", 4, None, _rk(methods.RUNGE_KUTTA_4)),
+    "RungeKuttaMerson": Method("RungeKuttaMerson", 4, 4, _rk(methods.RUNGE_KUTTA_MERSON)),
+    "RungeKuttaFeldberg": Method("RungeKuttaFeldberg", 4, 4, _rk(methods.RUNGE_KUTTA_FELDBERG)),
+    "SemiExplicitEuler": Method("SemiExplicitEuler", 1, None, _plain(methods.semi_explicit_euler_attempt),
+                                linear_interpolation=True),
+    "SemiExplicitEuler2": Method("SemiExplicitEuler2", 1, 2, _plain(methods.semi_explicit_euler2_attempt),
+                                 linear_interpolation=True),
+    "Verlet": Method("Verlet", 2, 3, _verlet),
+}
+
+
+def _model_of(system_or_model):
+    """The Model of a MultibodySystem (realize_topology) or the Model itself, and the system's time scale."""
+    if hasattr(system_or_model, "realize_topology"):
+        return system_or_model.realize_topology(), system_or_model.get_default_time_scale()
+    if hasattr(system_or_model, "topology") and hasattr(system_or_model, "realize"):
+        return system_or_model, 0.1
+    raise InvalidArgument(f"an integrator needs a jb.MultibodySystem or jb.Model, got {type(system_or_model).__name__}")
+
+
+class Integrator(eqx.Module):
+    """Base of Simbody's integrators: ``model`` (pytree), ``settings`` and ``method`` (static)."""
+
+    model: object
+    settings: IntegratorSettings = eqx.field(static=True)
+    method: Method = eqx.field(static=True)
+
+    def __init__(self, system_or_model, step_size=None, *, method: str, **settings):
+        model, time_scale = _model_of(system_or_model)
+        m = METHODS[method]
+        if step_size is not None:  # Simbody's (system, h) constructors
+            key = "fixed_step_size" if m.error_order is None else "initial_step_size"
+            settings.setdefault(key, float(step_size))
+        settings.setdefault("time_scale", time_scale)
+        try:
+            self.settings = IntegratorSettings(**settings)
+        except TypeError as exc:
+            raise InvalidArgument(f"{m.name}Integrator: {exc}") from None
+        if m.error_order is None and self.settings.fixed_step_size is None:
+            raise InvalidArgument(f"{m.name}Integrator is fixed-step: give step_size (or fixed_step_size)")
+        self.model = model
+        self.method = m
+
+    def get_method_name(self) -> str:
+        return self.method.name
+
+    def get_method_min_order(self) -> int:
+        return self.method.order
+
+    def method_has_error_control(self) -> bool:
+        return self.method.error_order is not None and self.settings.fixed_step_size is None
+
+    def with_settings(self, **changes) -> Integrator:
+        """A copy with some settings changed (Simbody's set...)."""
+        new = copy.copy(self)
+        object.__setattr__(new, "settings", dataclasses.replace(self.settings, **changes))
+        return new
+
+
+def _named(name: str):
+    cls = type(f"{name}Integrator", (Integrator,), {
+        "__init__": functools.partialmethod(Integrator.__init__, method=name),
+        "__doc__": f"Simbody's {name}Integrator (catalogue 6.3): settings as jb.IntegratorSettings.",
+    })
+    return cls
+
+
+ExplicitEulerIntegrator = _named("ExplicitEuler")
+RungeKutta2Integrator = _named("RungeKutta2")
+RungeKutta3Integrator = _named("RungeKutta3")
+RungeKuttaIntegrator = _named("RungeKutta")
+RungeKuttaMersonIntegrator = _named("RungeKuttaMerson")
+RungeKuttaFeldbergIntegrator = _named("RungeKuttaFeldberg")
+SemiExplicitEulerIntegrator = _named("SemiExplicitEuler")
+SemiExplicitEuler2Integrator = _named("SemiExplicitEuler2")
+VerletIntegrator = _named("Verlet")
+
+__all__ = [
+    "METHODS",
+    "ExplicitEulerIntegrator",
+    "Integrator",
+    "Method",
+    "RungeKutta2Integrator",
+    "RungeKutta3Integrator",
+    "RungeKuttaFeldbergIntegrator",
+    "RungeKuttaIntegrator",
+    "RungeKuttaMersonIntegrator",
+    "SemiExplicitEuler2Integrator",
+    "SemiExplicitEulerIntegrator",
+    "VerletIntegrator",
+]

@@ -1,0 +1,184 @@
+"""One step attempt of each of Simbody's integrators (catalogue 6.3): ``y1`` and its error estimate.
+
+The state vector is Simbody's ``y = [q; u; z]`` (flat, (ny,)); ``f = ydot = [N(q) u; udot; zdot]``.
+Every stage evaluation sets (t, q, u, z), prescribes q and u (Motions, locks) and realizes Acceleration
+(catalogue 6.1). The explicit Runge-Kutta methods share one tableau-driven step whose stages run in a
+``lax.scan`` (the dynamics are traced once, not once per stage). Attempts return the unprojected ``y1``;
+projection, the error norm and the step-size rule are the stepper's (jaxbody._integrators.control).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._dynamics.state import State
+from jaxbody._typing import Stage
+
+
+def split_y(state: State, y):
+    """(q, u, z) views of y for this state's sizes."""
+    nq, nu = state.q.shape[0], state.u.shape[0]
+    return y[:nq], y[nq:nq + nu], y[nq + nu:]
+
+
+def join_y(state: State):
+    return jnp.concatenate([state.q, state.u, state.z])
+
+
+def with_y(state: State, t, y) -> State:
+    """``state`` at time t with y's q, u, z (caches dropped)."""
+    q, u, z = split_y(state, y)
+    return state.set_time(t).set_q(q).set_u(u).set_z(z)
+
+
+def realize_ydot(model, state: State):
+    """(ydot, state prescribed and realized to Acceleration) at the state's (t, q, u, z)."""
+    s = model.realize(model.prescribe(state), Stage.Acceleration)
+    return jnp.concatenate([s.velocity.qdot, s.acceleration.udot, s.dynamics.zdot]), s
+
+
+def calc_ydot(model, base: State, t, y):
+    """ydot at (t, y) with ``base``'s forces, locks and enabled constraints (one stage evaluation)."""
+    return realize_ydot(model, with_y(base, t, y))[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Tableau:
+    """Explicit Runge-Kutta: stage i at ``t0 + c_i h``, ``y0 + h sum_j a_ij f_j``; ``y1 = y0 + h sum b_i f_i``;
+    error estimate ``h sum e_i f_i`` (None: no estimate)."""
+
+    a: tuple
+    b: tuple
+    c: tuple
+    e: tuple | None = None
+    error_scale: float = 1.0
+
+
+def _t(rows):
+    return tuple(tuple(float(x) for x in r) for r in rows)
+
+
+EXPLICIT_EULER = Tableau(  # f1 = f(t1, y1) only for the trapezoid estimate y1 - (y0 + h/2 (f0 + f1))
+    a=_t([[0, 0], [1, 0]]), b=(1.0, 0.0), c=(0.0, 1.0), e=(0.5, -0.5))
+RUNGE_KUTTA_2 = Tableau(a=_t([[0, 0], [1, 0]]), b=(0.5, 0.5), c=(0.0, 1.0), e=(0.5, -0.5))
+RUNGE_KUTTA_3 = Tableau(a=_t([[0, 0, 0], [0.5, 0, 0], [-1, 2, 0]]), b=(1 / 6, 4 / 6, 1 / 6), c=(0.0, 0.5, 1.0),
+                        e=(1 / 6, -1 / 3, 1 / 6))
+RUNGE_KUTTA_4 = Tableau(a=_t([[0, 0, 0, 0], [0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 1, 0]]),
+                        b=(1 / 6, 1 / 3, 1 / 3, 1 / 6), c=(0.0, 0.5, 0.5, 1.0))
+# Merson: y* = y0 + h/2 (f0 - 3 f2 + 4 f3) is stage 4's argument; error 0.2 (y1 - y*).
+RUNGE_KUTTA_MERSON = Tableau(
+    a=_t([[0, 0, 0, 0, 0], [1 / 3, 0, 0, 0, 0], [1 / 6, 1 / 6, 0, 0, 0], [1 / 8, 0, 3 / 8, 0, 0],
+          [1 / 2, 0, -3 / 2, 2, 0]]),
+    b=(1 / 6, 0.0, 0.0, 4 / 6, 1 / 6), c=(0.0, 1 / 3, 1 / 3, 1 / 2, 1.0),
+    e=(1 / 6 - 1 / 2, 0.0, 3 / 2, 4 / 6 - 2, 1 / 6), error_scale=0.2)
+_B4 = (25 / 216, 0.0, 1408 / 2565, 2197 / 4104, -1 / 5, 0.0)
+_B5 = (16 / 135, 0.0, 6656 / 12825, 28561 / 56430, -9 / 50, 2 / 55)
+RUNGE_KUTTA_FELDBERG = Tableau(
+    a=_t([[0, 0, 0, 0, 0, 0], [1 / 4, 0, 0, 0, 0, 0], [3 / 32, 9 / 32, 0, 0, 0, 0],
+          [1932 / 2197, -7200 / 2197, 7296 / 2197, 0, 0, 0], [439 / 216, -8, 3680 / 513, -845 / 4104, 0, 0],
+          [-8 / 27, 2, -3544 / 2565, 1859 / 4104, -11 / 40, 0]]),
+    b=_B4, c=(0.0, 1 / 4, 3 / 8, 12 / 13, 1.0, 1 / 2), e=tuple(b5 - b4 for b4, b5 in zip(_B4, _B5)))
+
+
+def rk_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
+    """One explicit RK step: (y1, error estimate (ny,), stage evaluations). f0 = f(t0, y0) is reused."""
+    s = len(tableau.c)
+    a = jnp.asarray(np.asarray(tableau.a), y0.dtype)
+    c = jnp.asarray(tableau.c, y0.dtype)
+    k = jnp.zeros((s,) + y0.shape, y0.dtype).at[0].set(f0)
+
+    def stage(k, i):
+        fi = calc_ydot(model, base, t0 + c[i] * h, y0 + h * (a[i] @ k))
+        return k.at[i].set(fi), None
+
+    k, _ = jax.lax.scan(stage, k, jnp.arange(1, s))
+    y1 = y0 + h * (jnp.asarray(tableau.b, y0.dtype) @ k)
+    if tableau.e is None:
+        err = jnp.zeros_like(y0)
+    else:
+        err = tableau.error_scale * h * (jnp.asarray(tableau.e, y0.dtype) @ k)
+    return y1, err, s - 1
+
+
+def _semi_explicit_euler(model, base: State, t0, y0, f0, h):
+    """u1 = u0 + h udot0, z1 = z0 + h zdot0, q1 = q0 + h N(q0) u1 (udot0 from f0): no new stage evaluation."""
+    q0, u0, z0 = split_y(base, y0)
+    _, udot0, zdot0 = split_y(base, f0)
+    u1 = u0 + h * udot0
+    s = model.prescribe(with_y(base, t0, y0))
+    qdot = model.calc_q_dot(model.realize(s, Stage.Position), u1)
+    return jnp.concatenate([q0 + h * qdot, u1, z0 + h * zdot0])
+
+
+def semi_explicit_euler_attempt(model, base: State, t0, y0, f0, h):
+    """Symplectic Euler, fixed step (no error estimate)."""
+    return _semi_explicit_euler(model, base, t0, y0, f0, h), jnp.zeros_like(y0), 0
+
+
+def semi_explicit_euler2_attempt(model, base: State, t0, y0, f0, h):
+    """Step doubling: two half steps (the result) vs one full step; error y_two - y_big (p = 2)."""
+    big = _semi_explicit_euler(model, base, t0, y0, f0, h)
+    mid = _semi_explicit_euler(model, base, t0, y0, f0, h / 2)
+    f_mid = calc_ydot(model, base, t0 + h / 2, mid)
+    two = _semi_explicit_euler(model, base, t0 + h / 2, mid, f_mid, h / 2)
+    return two, two - big, 1
+
+
+VERLET_ITERATIONS = 10
+
+
+def verlet_attempt(model, base: State, t0, y0, f0, h, accuracy):
+    """Simbody's Verlet: q1 = q0 + h qdot0 + h^2/2 qdotdot0; u1 by functional iteration of the trapezoid rule
+    (at most 10 iterations, tolerance min(1e-4, 0.1 accuracy)); errors: q trapezoid vs Verlet, u explicit Euler
+    vs trapezoid (p = 3). The stepper projects q and u afterwards as for the other methods."""
+    q0, u0, z0 = split_y(base, y0)
+    qdot0, udot0, zdot0 = split_y(base, f0)
+    s0 = model.realize(model.prescribe(with_y(base, t0, y0)), Stage.Acceleration)
+    q1 = q0 + h * qdot0 + h * h / 2 * s0.acceleration.qdotdot
+    tol = min(1e-4, 0.1 * accuracy)
+
+    def cond(c):
+        _, _, it, change = c
+        return (it < VERLET_ITERATIONS) & (change > tol)
+
+    def body(c):
+        u1, z1, it, _ = c
+        f1 = calc_ydot(model, base, t0 + h, jnp.concatenate([q1, u1, z1]))
+        _, udot1, zdot1 = split_y(base, f1)
+        u_new, z_new = u0 + h / 2 * (udot0 + udot1), z0 + h / 2 * (zdot0 + zdot1)
+        scale = jnp.maximum(jnp.abs(u_new), 1.0)
+        change = jnp.max(jnp.abs(u_new - u1) / scale, initial=0.0)
+        return u_new, z_new, it + 1, change
+
+    init = (u0 + h * udot0, z0 + h * zdot0, jnp.zeros((), jnp.int32), jnp.asarray(jnp.inf, y0.dtype))
+    u1, z1, iterations, _ = jax.lax.while_loop(cond, body, init)
+    y1 = jnp.concatenate([q1, u1, z1])
+    f1 = calc_ydot(model, base, t0 + h, y1)
+    qdot1 = split_y(base, f1)[0]
+    err_q = q1 - (q0 + h / 2 * (qdot0 + qdot1))
+    err_uz = jnp.concatenate([u1 - (u0 + h * udot0), z1 - (z0 + h * zdot0)])
+    return y1, jnp.concatenate([err_q, err_uz]), iterations + 2
+
+
+__all__ = [
+    "EXPLICIT_EULER",
+    "RUNGE_KUTTA_2",
+    "RUNGE_KUTTA_3",
+    "RUNGE_KUTTA_4",
+    "RUNGE_KUTTA_FELDBERG",
+    "RUNGE_KUTTA_MERSON",
+    "Tableau",
+    "calc_ydot",
+    "join_y",
+    "realize_ydot",
+    "rk_attempt",
+    "semi_explicit_euler2_attempt",
+    "semi_explicit_euler_attempt",
+    "split_y",
+    "verlet_attempt",
+    "with_y",
+]

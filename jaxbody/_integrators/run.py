@@ -1,0 +1,67 @@
+"""The carried data of a rollout: IntegratorRun (state, step size, statistics, event records), per lane."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbody._dynamics.state import State
+
+
+class IntegratorStats(eqx.Module):
+    """Simbody's Integrator statistics (int32 arrays, per lane under vmap), since initialize.
+
+    steps_attempted, steps_taken, error_test_failures; projection_failures (Simbody's convergence failures:
+    the step is retried at half size); realizations (stage evaluations to Acceleration); projections
+    (q and u projections that changed the state); step_limit_reached: an ``internal_step_limit`` stopped
+    a ``step_to`` before its time (the lane is then terminated, never hangs).
+    """
+
+    steps_attempted: jnp.ndarray
+    steps_taken: jnp.ndarray
+    error_test_failures: jnp.ndarray
+    projection_failures: jnp.ndarray
+    realizations: jnp.ndarray
+    projections: jnp.ndarray
+    step_limit_reached: jnp.ndarray
+
+    @staticmethod
+    def zeros() -> IntegratorStats:
+        z = jnp.zeros((), jnp.int32)
+        return IntegratorStats(z, z, z, z, z, z, jnp.zeros((), bool))
+
+
+class EventRecord(eqx.Module):
+    """Per event item (handlers and reporters, in the order added): ``count`` (n,) int32 firings,
+    ``first_time`` / ``last_time`` (n,) s (inf / -inf before any); ``reports``: per item, a reporter's values
+    (leading axis max_reports, entries past count are zeros) or None; ``report_times`` (n, max_reports)."""
+
+    count: jnp.ndarray
+    first_time: jnp.ndarray
+    last_time: jnp.ndarray
+    report_times: jnp.ndarray
+    reports: tuple
+
+
+class IntegratorRun(eqx.Module):
+    """Where a rollout stands: ``state`` (t, q, u, z, ... at the last step end, caches dropped), ``ydot`` there,
+    the next step size ``h``, the last step's start (t_prev, y_prev, ydot_prev) for interpolation,
+    ``witness`` (n triggered,) values at ``state``, ``terminated`` (a handler asked, or the step limit was
+    reached), ``stats`` (IntegratorStats) and ``events`` (EventRecord)."""
+
+    state: State
+    ydot: jnp.ndarray
+    h: jnp.ndarray
+    t_prev: jnp.ndarray
+    y_prev: jnp.ndarray
+    ydot_prev: jnp.ndarray
+    witness: jnp.ndarray
+    terminated: jnp.ndarray
+    stats: IntegratorStats
+    events: EventRecord
+
+    def get_time(self):
+        return self.state.t
+
+
+__all__ = ["EventRecord", "IntegratorRun", "IntegratorStats"]

@@ -1,0 +1,87 @@
+"""Simbody's Integrator settings (catalogue 6.2) as one immutable, hashable record, checked on the host.
+
+Every field is static: two rollouts with the same settings share compiled code, a change retraces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from jaxbody.errors import InvalidArgument
+
+
+@dataclasses.dataclass(frozen=True)
+class IntegratorSettings:
+    """Integrator::set... in snake_case. Times in s; accuracy relative (Simbody's weighted norm).
+
+    accuracy: local error per step (default 1e-3). constraint_tolerance: projection accuracy (default
+    accuracy / 10). initial_step_size: default ``time_scale / 10`` (System default time scale 0.1 s).
+    minimum_step_size, maximum_step_size: clamps on the step-size controller (default 0, inf).
+    fixed_step_size: sets initial = minimum = maximum and turns error control off (required by the
+    fixed-step methods). internal_step_limit: most step attempts per ``step_to`` (Simbody: unlimited;
+    here bounded so a compiled loop can never hang; reaching it is reported per lane).
+    use_infinity_norm: infinity instead of RMS error and projection norms. project_every_step: project
+    q and u after every step (Simbody's ForceProjection), not only when the errors exceed the tolerance.
+    allow_interpolation: step past report times and return Hermite-interpolated states (default False:
+    land on them exactly). project_interpolated_states: project those states (LocalOnly).
+    final_time: the integrator never steps past it (default: the last report time).
+    """
+
+    accuracy: float = 1e-3
+    constraint_tolerance: float | None = None
+    initial_step_size: float | None = None
+    minimum_step_size: float = 0.0
+    maximum_step_size: float = math.inf
+    fixed_step_size: float | None = None
+    internal_step_limit: int = 10_000
+    use_infinity_norm: bool = False
+    project_every_step: bool = False
+    allow_interpolation: bool = False
+    project_interpolated_states: bool = True
+    final_time: float | None = None
+    time_scale: float = 0.1
+
+    def __post_init__(self):
+        _positive(self.accuracy, "accuracy")
+        if self.constraint_tolerance is not None:
+            _positive(self.constraint_tolerance, "constraint_tolerance")
+        for name in ("initial_step_size", "fixed_step_size"):
+            if getattr(self, name) is not None:
+                _positive(getattr(self, name), name)
+        _positive(self.time_scale, "time_scale")
+        if not (self.minimum_step_size >= 0 and self.maximum_step_size > 0):
+            raise InvalidArgument(
+                f"minimum_step_size must be >= 0 and maximum_step_size > 0, got {self.minimum_step_size}, "
+                f"{self.maximum_step_size}")
+        if self.minimum_step_size > self.maximum_step_size:
+            raise InvalidArgument(
+                f"minimum_step_size {self.minimum_step_size} exceeds maximum_step_size {self.maximum_step_size}")
+        if int(self.internal_step_limit) != self.internal_step_limit or self.internal_step_limit < 1:
+            raise InvalidArgument(f"internal_step_limit must be a positive int, got {self.internal_step_limit}")
+
+    @property
+    def constraint_tolerance_in_use(self) -> float:
+        return self.accuracy / 10 if self.constraint_tolerance is None else self.constraint_tolerance
+
+    @property
+    def initial_step_in_use(self) -> float:
+        if self.fixed_step_size is not None:
+            return self.fixed_step_size
+        h = self.time_scale / 10 if self.initial_step_size is None else self.initial_step_size
+        return min(max(h, self.minimum_step_size), self.maximum_step_size)
+
+    @property
+    def step_bounds(self) -> tuple[float, float]:
+        """(minimum, maximum) step in use."""
+        if self.fixed_step_size is not None:
+            return self.fixed_step_size, self.fixed_step_size
+        return self.minimum_step_size, self.maximum_step_size
+
+
+def _positive(x, what):
+    if not (isinstance(x, (int, float)) and math.isfinite(x) and x > 0):
+        raise InvalidArgument(f"integrator setting {what} must be a positive finite number, got {x!r}")
+
+
+__all__ = ["IntegratorSettings"]

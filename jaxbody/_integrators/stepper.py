@@ -1,0 +1,237 @@
+"""Simbody's TimeStepper (catalogue 6.5) over an Integrator: ``initialize``, ``step_to``, ``simulate``.
+
+One step attempt (``_attempt``) is Simbody's takeOneStep iteration: choose t1 (never past the next report,
+scheduled event or final time), run the method, skip projection if the error is already beyond
+``2^p accuracy``, else project q then u with the error estimate (attemptDAEStep), compute the weighted error
+norm, adjust h; an accepted step then detects triggered events, localizes them, and fires triggered and
+scheduled handlers/reporters. ``step_to`` repeats attempts in one ``lax.while_loop`` (each lane of a vmap
+stops on its own; finished lanes wait) bounded by ``internal_step_limit``; with ``differentiable=True`` the
+loop is a ``lax.scan`` of that length whose iterations are ``jax.checkpoint``-ed (reverse mode, memory
+bounded by the limit), skipping finished iterations with ``lax.cond``. Step sizes and accept/reject
+decisions carry no gradient (the derivative is that of the discrete map with the step sequence held fixed);
+event times carry the implicit-function derivative.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._dynamics.state import State
+from jaxbody._integrators import control, event_step
+from jaxbody._integrators import events as ev
+from jaxbody._integrators.integrators import Integrator
+from jaxbody._integrators.methods import join_y, realize_ydot, with_y
+from jaxbody._integrators.run import IntegratorRun, IntegratorStats
+from jaxbody.errors import InvalidArgument
+
+
+def _where(c, a, b):
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(c, x, y), a, b)
+
+
+class TimeStepper(eqx.Module):
+    """``TimeStepper(system_or_integrator_owner, integrator, events=None, max_reports=64, differentiable=False)``.
+
+    events: handlers/reporters (default: the system's, ``system.add_event_handler``). max_reports: buffer
+    length per reporter. All methods are pure, jit/vmap-able, and return new IntegratorRun values.
+    """
+
+    integrator: Integrator
+    events: tuple = eqx.field(static=True)
+    max_reports: int = eqx.field(static=True)
+    differentiable: bool = eqx.field(static=True)
+
+    def __init__(self, system, integrator: Integrator, events=None, max_reports: int = 64, differentiable=False):
+        if not isinstance(integrator, Integrator):
+            raise InvalidArgument(f"TimeStepper needs a jb integrator, got {type(integrator).__name__}")
+        if events is None:
+            events = tuple(system.get_event_handlers()) if hasattr(system, "get_event_handlers") else ()
+        for item in events:
+            if not isinstance(item, (ev.TriggeredEventHandler, ev.TriggeredEventReporter, ev.ScheduledEventHandler,
+                                     ev.ScheduledEventReporter)):
+                raise InvalidArgument(f"TimeStepper: {item!r} is not an event handler or reporter")
+        self.integrator = integrator
+        self.events = tuple(events)
+        self.max_reports = int(max_reports)
+        self.differentiable = bool(differentiable)
+
+    # -- initialize --------------------------------------------------------------------------------------
+
+    def initialize(self, state: State) -> IntegratorRun:
+        """Prescribe and project q and u (ForceProjection, not local, accuracy = constraint tolerance), realize
+        Acceleration; the run starts at ``state.t`` with the initial step size and zeroed statistics."""
+        model, settings = self.integrator.model, self.integrator.settings
+        model._check_state(state, "TimeStepper.initialize")
+        state = state.set_time(state.t)
+        opts = control.projection_options(settings, local=False, force=True)
+        state, _, _, _ = control.project_with_error(model, state, jnp.zeros_like(join_y(state)), opts)
+        ydot, realized = realize_ydot(model, state)
+        state = realized.set_time(realized.t)
+        stats = IntegratorStats.zeros()
+        stats = eqx.tree_at(lambda s: s.realizations, stats, jnp.ones((), jnp.int32))
+        return IntegratorRun(
+            state=state, ydot=ydot, h=jnp.asarray(settings.initial_step_in_use, ydot.dtype), t_prev=state.t,
+            y_prev=join_y(state), ydot_prev=ydot, witness=event_step.witnesses(self.events, model, realized),
+            terminated=jnp.zeros((), bool), stats=stats,
+            events=event_step.init_record(self.events, model, realized, self.max_reports))
+
+    # -- one attempt -------------------------------------------------------------------------------------
+
+    def _attempt(self, run: IntegratorRun, t_report) -> IntegratorRun:
+        model, settings, method = self.integrator.model, self.integrator.settings, self.integrator.method
+        items = self.events
+        s0, f0 = run.state, run.ydot
+        t0, y0 = s0.t, join_y(s0)
+        sched_times = event_step.next_scheduled_times(items, model, s0)
+        final = jnp.inf if settings.final_time is None else settings.final_time
+        t_stop = jnp.minimum(jnp.min(sched_times, initial=jnp.inf), final)
+        if not settings.allow_interpolation:
+            t_stop = jnp.minimum(t_stop, t_report)
+        h = jax.lax.stop_gradient(run.h)
+        t1 = jnp.where(t_stop < t0 + 0.95 * h, t_stop, jnp.where(t_stop > t0 + 1.001 * h, t0 + h, t_stop))
+        limited = t1 == t_stop
+        y1, err, n_evals = method.attempt(model, s0, t0, y0, f0, t1 - t0, settings)
+        s1 = with_y(s0, t1, y1)
+        opts = control.projection_options(settings)
+        if method.error_order is None or settings.fixed_step_size is not None:
+            s1, _, ok, n_proj = control.project_with_error(model, s1, jnp.zeros_like(err), opts)
+            h_new, accepted, failed = h, jnp.ones((), bool), ~ok
+        else:
+            p, acc = method.error_order, settings.accuracy
+            norm = control.calc_error_norm(model, s0, y0, y1, err, settings.use_infinity_norm)
+            try_project = norm <= 2.0**p * acc
+            s1p, err_p, ok, n_proj = control.project_with_error(model, s1, err, opts)
+            s1, err = _where(try_project, s1p, s1), jnp.where(try_project, err_p, err)
+            n_proj = jnp.where(try_project, n_proj, 0)
+            norm = control.calc_error_norm(model, s0, y0, join_y(s1), err, settings.use_infinity_norm)
+            h_new, accepted = control.adjust_step_size(h, norm, p, acc, limited, settings.step_bounds)
+            failed = try_project & ~ok
+            h_new = jnp.where(failed, 0.5 * h, h_new)
+            accepted = accepted & ~failed
+        h_new, accepted = jax.lax.stop_gradient((h_new, accepted))
+        f1, r1 = realize_ydot(model, s1)
+        y1 = join_y(r1)
+        stats = run.stats
+        stats = IntegratorStats(
+            steps_attempted=stats.steps_attempted + 1, steps_taken=stats.steps_taken + accepted,
+            error_test_failures=stats.error_test_failures + (~accepted & ~failed),
+            projection_failures=stats.projection_failures + failed,
+            realizations=stats.realizations + n_evals + accepted, projections=stats.projections + n_proj,
+            step_limit_reached=stats.step_limit_reached)
+        new = IntegratorRun(state=r1.set_time(t1), ydot=f1, h=h_new, t_prev=t0, y_prev=y0, ydot_prev=f0,
+                            witness=run.witness, terminated=run.terminated, stats=stats, events=run.events)
+        if items:
+            new = self._events_after_step(new, run, r1, sched_times, accepted)
+        return _where(accepted, new, eqx.tree_at(lambda r: (r.h, r.stats), run, (h_new, stats)))
+
+    def _events_after_step(self, new: IntegratorRun, old: IntegratorRun, r1, sched_times, accepted):
+        """Detect, localize and fire events on the accepted step old.state -> new.state (r1 realized)."""
+        model, settings, items = self.integrator.model, self.integrator.settings, self.events
+        trig_pos = [i for i, it in enumerate(items) if ev.is_triggered(it)]
+        sched_pos = [i for i, it in enumerate(items) if not ev.is_triggered(it)]
+        base = old.state
+        step = (old.state.t, join_y(old.state), old.ydot, new.state.t, join_y(new.state), new.ydot)
+        w1 = event_step.witnesses(items, model, r1)
+        t_event, realized = new.state.t, r1
+        fired = jnp.zeros((len(items),), bool)
+        evals = jnp.zeros((), jnp.int32)
+        if trig_pos:
+            candidates = event_step.detect(items, old.witness, w1) & accepted
+
+            def located(_):
+                _, t_hi, fired_trig, it = event_step.localize(
+                    items, model, base, step, old.witness, w1, candidates, settings.accuracy, settings.time_scale)
+                t_e = event_step.event_time_with_derivative(items, model, base, step, t_hi, fired_trig)
+                s = control.interpolated_state(model, base, *step, t_e, control.projection_options(settings, False))
+                return t_e, realize_ydot(model, s)[1], fired_trig, it + 1
+
+            def not_located(_):
+                return t_event, r1, jnp.zeros_like(candidates), jnp.zeros((), jnp.int32)
+
+            t_event, realized, fired_trig, evals = jax.lax.cond(jnp.any(candidates), located, not_located, None)
+            fired = fired.at[np.array(trig_pos)].set(fired_trig)
+        if sched_pos:
+            fired = fired.at[np.array(sched_pos)].set(accepted & (t_event >= sched_times))
+        state, terminate, record, changed = event_step.fire(items, model, realized, fired, t_event, new.events)
+        opts = control.projection_options(settings, local=False)
+
+        def after_handlers(s):
+            s, _, _, _ = control.project_with_error(model, s, jnp.zeros_like(new.ydot), opts)
+            return realize_ydot(model, s)
+
+        def unchanged(s):
+            return realize_ydot(model, s)
+
+        any_event = jnp.any(fired)
+        ydot, r = jax.lax.cond(changed, after_handlers, unchanged, state)
+        stats = eqx.tree_at(lambda s: s.realizations, new.stats, new.stats.realizations + evals + any_event)
+        return eqx.tree_at(
+            lambda n: (n.state, n.ydot, n.witness, n.terminated, n.events, n.stats), new,
+            (r.set_time(r.t), ydot, event_step.witnesses(items, model, r), new.terminated | terminate, record, stats))
+
+    # -- step_to / simulate --------------------------------------------------------------------------------
+
+    def step_to(self, run: IntegratorRun, t_report):
+        """Advance to ``t_report`` (s). Returns (run, state at t_report) -- the state where the run stopped if a
+        handler terminated it or the step limit was reached (see run.terminated, run.stats)."""
+        settings = self.integrator.settings
+        t_report = jnp.asarray(t_report, run.ydot.dtype)
+        limit = settings.internal_step_limit
+
+        def active(c):
+            r, n = c
+            return (~r.terminated) & (r.state.t < t_report) & (n < limit)
+
+        def body(c):
+            r, n = c
+            return self._attempt(r, t_report), n + 1
+
+        start = (run, jnp.zeros((), jnp.int32))
+        if self.differentiable:
+            step = jax.checkpoint(lambda c: jax.lax.cond(active(c), body, lambda c: c, c))
+            (run, n), _ = jax.lax.scan(lambda c, _: (step(c), None), start, None, length=limit)
+        else:
+            run, n = jax.lax.while_loop(active, body, start)
+        hit_limit = (~run.terminated) & (run.state.t < t_report) & (n >= limit)
+        run = eqx.tree_at(lambda r: (r.terminated, r.stats.step_limit_reached), run,
+                          (run.terminated | hit_limit, run.stats.step_limit_reached | hit_limit))
+        return run, self._report_state(run, t_report)
+
+    def _report_state(self, run: IntegratorRun, t_report) -> State:
+        settings, model = self.integrator.settings, self.integrator.model
+        if not settings.allow_interpolation:
+            return run.state
+        opts = control.projection_options(settings) if settings.project_interpolated_states else None
+        if self.integrator.method.linear_interpolation:
+            d = (t_report - run.t_prev) / jnp.where(run.state.t > run.t_prev, run.state.t - run.t_prev, 1.0)
+            y1 = join_y(run.state)
+            s = model.prescribe(with_y(run.state, t_report, run.y_prev + d * (y1 - run.y_prev)))
+            if opts is not None:
+                s, _, _, _ = control.project_with_error(model, s, jnp.zeros_like(y1), opts)
+            interp = s.set_time(s.t)
+        else:
+            interp = control.interpolated_state(model, run.state, run.t_prev, run.y_prev, run.ydot_prev, run.state.t,
+                                                join_y(run.state), run.ydot, t_report, opts)
+            interp = interp.set_time(interp.t)
+        return _where(run.state.t > t_report, interp, run.state)
+
+    def simulate(self, state_or_run, report_times):
+        """Initialize (if given a State) and step to each report time in turn.
+
+        Returns (final IntegratorRun, states): a State pytree with a leading axis len(report_times) (caches
+        dropped). One compiled loop; under vmap every lane takes its own steps.
+        """
+        run = self.initialize(state_or_run) if isinstance(state_or_run, State) else state_or_run
+        times = jnp.asarray(report_times, run.ydot.dtype)
+
+        def one(r, t):
+            r, s = self.step_to(r, t)
+            return r, s
+
+        return jax.lax.scan(one, run, times)
+
+
+__all__ = ["TimeStepper"]
