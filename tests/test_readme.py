@@ -16,3 +16,4 @@ def test_readme_example_runs():
     assert float(namespace["final"].t) > 0.99
     assert bool(namespace["results"].success)
     assert namespace["lam"].shape == (3,) and namespace["udot_pair"].shape == (2, 3)
+    assert namespace["q_at_report_times"].shape == (20, 3) and int(namespace["steps_taken"]) > 20
