@@ -11,6 +11,16 @@ flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
+from jaxbody._api.contact_force import HuntCrossleyForce as HuntCrossleyForce
+from jaxbody._api.contact_force import (
+    SmoothSphereHalfSpaceForce as SmoothSphereHalfSpaceForce,
+)
+from jaxbody._api.exponential_spring_force import (
+    ExponentialSpringForce as ExponentialSpringForce,
+)
+from jaxbody._api.exponential_spring_force import (
+    ExponentialSpringParameters as ExponentialSpringParameters,
+)
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
