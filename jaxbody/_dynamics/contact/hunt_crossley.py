@@ -1,7 +1,8 @@
 """Simbody's HuntCrossleyForce on sphere/half-space pairs (HuntCrossleyForce.cpp, catalogue 5).
 
 Per pair (surface 1 = the half-space, surface 2 = the sphere, as Simbody's GeneralContactSubsystem orders
-them), with per-surface stiffness k_i, dissipation c_i and friction coefficients:
+them), with per-surface stiffness, dissipation c_i and friction coefficients; Simbody stores
+``k_i = stiffness_i^(2/3)`` (HuntCrossleyForceImpl::Parameters), then:
 
 * ``s1 = k2 / (k1 + k2)``, ``k = k1 s1``, ``c = c1 s1 + c2 (1 - s1)``; the contact point moves from the
   midpoint by ``depth (1/2 - s1)`` along the normal;
@@ -38,7 +39,7 @@ class HuntCrossleyForce(ForceElement):
     Static: ``half_space_body``, ``sphere_body`` (npairs,) body indices. Leaves: ``R_BH`` (npairs, 3, 3),
     ``p_BH`` (npairs, 3) the half-space frames on their bodies; ``sphere_center`` (npairs, 3) in the sphere's
     body, m; ``radius`` (npairs,), m; ``half_space_parameters``, ``sphere_parameters`` (npairs, 5): Simbody's
-    body parameters (stiffness (N/m^2)^(2/3), dissipation s/m, static, dynamic, viscous (s/m) friction) of
+    body parameters (stiffness (N/m^2), dissipation s/m, static, dynamic, viscous (s/m) friction) of
     each pair's two surfaces; ``transition_velocity`` (m/s). Needs Velocity.
     """
 
@@ -59,11 +60,12 @@ class HuntCrossleyForce(ForceElement):
             pos, sb, self.sphere_center, self.radius, hb, self.R_BH, self.p_BH
         )
         p1, p2 = self.half_space_parameters.T, self.sphere_parameters.T
-        s1 = p2[0] / (p1[0] + p2[0])
+        k1, k2 = p1[0] ** (2.0 / 3.0), p2[0] ** (2.0 / 3.0)
+        s1 = k2 / (k1 + k2)
         touching = depth > 0
         d = jnp.where(touching, depth, 0.0)
         location = location + (d * (0.5 - s1))[:, None] * normal
-        k = p1[0] * s1
+        k = k1 * s1
         c = p1[1] * s1 + p2[1] * (1 - s1)
         rkd = self.radius * k * d
         f_hertz = 4.0 / 3.0 * k * d * jnp.where(touching, jnp.sqrt(jnp.where(touching, rkd, 1.0)), 0.0)
