@@ -81,7 +81,7 @@ class HuntCrossleyForce(ForceHandle):
         if not pairs:
             raise InvalidArgument("HuntCrossleyForce: no sphere/half-space pair on different bodies; add a sphere "
                                   "and a half-space with add_sphere and add_half_space")
-        stack = lambda rows: jnp.asarray(np.stack(rows))  # noqa: E731
+        stack = lambda rows: jnp.asarray(np.stack(rows))
         return hunt_crossley.HuntCrossleyForce(
             half_space_body=tuple(h[0].index for h, _ in pairs), sphere_body=tuple(s[0].index for _, s in pairs),
             R_BH=stack([h[1] for h, _ in pairs]), p_BH=stack([h[2] for h, _ in pairs]),
@@ -105,17 +105,17 @@ class SmoothSphereHalfSpaceForce(ForceHandle):
                  hunt_crossley_smoothing=50.0):
         self._forces, self._pairs = forces, []
         label = "SmoothSphereHalfSpaceForce"
-        self._parameters = dict(
-            stiffness=positive(stiffness, f"{label} stiffness"),
-            dissipation=_scalar(dissipation, f"{label} dissipation", True),
-            static_friction=_scalar(static_friction, f"{label} static_friction", True),
-            dynamic_friction=_scalar(dynamic_friction, f"{label} dynamic_friction", True),
-            viscous_friction=_scalar(viscous_friction, f"{label} viscous_friction", True),
-            transition_velocity=positive(transition_velocity, f"{label} transition_velocity"),
-            constant_contact_force=positive(constant_contact_force, f"{label} constant_contact_force"),
-            hertz_smoothing=positive(hertz_smoothing, f"{label} hertz_smoothing"),
-            hunt_crossley_smoothing=positive(hunt_crossley_smoothing, f"{label} hunt_crossley_smoothing"),
-        )
+        self._parameters = {
+            "stiffness": positive(stiffness, f"{label} stiffness"),
+            "dissipation": _scalar(dissipation, f"{label} dissipation", True),
+            "static_friction": _scalar(static_friction, f"{label} static_friction", True),
+            "dynamic_friction": _scalar(dynamic_friction, f"{label} dynamic_friction", True),
+            "viscous_friction": _scalar(viscous_friction, f"{label} viscous_friction", True),
+            "transition_velocity": positive(transition_velocity, f"{label} transition_velocity"),
+            "constant_contact_force": positive(constant_contact_force, f"{label} constant_contact_force"),
+            "hertz_smoothing": positive(hertz_smoothing, f"{label} hertz_smoothing"),
+            "hunt_crossley_smoothing": positive(hunt_crossley_smoothing, f"{label} hunt_crossley_smoothing"),
+        }
         super().__init__(forces, self._make)
 
     def add_contact(self, sphere_body, sphere_location, sphere_radius, half_space_body, X_BH=None) -> int:
@@ -133,7 +133,7 @@ class SmoothSphereHalfSpaceForce(ForceHandle):
     def _make(self):
         if not self._pairs:
             raise InvalidArgument("SmoothSphereHalfSpaceForce: no contact pair; call add_contact")
-        col = lambda i: jnp.asarray(np.stack([p[i] for p in self._pairs]))  # noqa: E731
+        col = lambda i: jnp.asarray(np.stack([p[i] for p in self._pairs]))
         return smooth_sphere_half_space.SmoothSphereHalfSpaceForce(
             sphere_body=tuple(p[0] for p in self._pairs), half_space_body=tuple(p[3] for p in self._pairs),
             sphere_center=col(1), radius=col(2), R_BH=col(4), p_BH=col(5), **self._parameters,

@@ -40,11 +40,11 @@ class ExponentialSpringParameters:
     def checked(self, label) -> dict:
         """The element's parameter leaves; InvalidArgument (naming ``label``) for values Simbody rejects."""
         d0, d1, d2 = (float(x) for x in self.shape)
-        values = dict(d0=d0, d1=d1, d2=d2, normal_viscosity=self.normal_viscosity, max_normal_force=self.max_normal_force,
-                      friction_elasticity=self.friction_elasticity, friction_viscosity=self.friction_viscosity,
-                      settle_velocity=self.settle_velocity, mu_static=self.initial_mu_static,
-                      mu_kinetic=min(self.initial_mu_kinetic, self.initial_mu_static),
-                      sliding_time_constant=self.sliding_time_constant)
+        values = {"d0": d0, "d1": d1, "d2": d2, "normal_viscosity": self.normal_viscosity, "max_normal_force": self.max_normal_force,
+                      "friction_elasticity": self.friction_elasticity, "friction_viscosity": self.friction_viscosity,
+                      "settle_velocity": self.settle_velocity, "mu_static": self.initial_mu_static,
+                      "mu_kinetic": min(self.initial_mu_kinetic, self.initial_mu_static),
+                      "sliding_time_constant": self.sliding_time_constant}
         for name, v in values.items():
             v = float(v)
             if not math.isfinite(v) or (name != "d0" and v < 0) or (name in ("d1", "d2", "friction_elasticity",

@@ -18,10 +18,10 @@ import jaxbody as jb
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "contact_golden.json")) as _f:
     GOLDEN = json.load(_f)
-HC_FLOOR = dict(stiffness=2.0e6, dissipation=0.8, static_friction=0.9, dynamic_friction=0.6, viscous_friction=0.2)
-HC_SPHERE = dict(stiffness=1.0e6, dissipation=1.5, static_friction=0.7, dynamic_friction=0.5, viscous_friction=0.1)
-SMOOTH = dict(stiffness=1.0e6, dissipation=1.2, static_friction=0.8, dynamic_friction=0.6, viscous_friction=0.3,
-              transition_velocity=0.05, constant_contact_force=1e-5, hertz_smoothing=300.0, hunt_crossley_smoothing=50.0)
+HC_FLOOR = {"stiffness": 2.0e6, "dissipation": 0.8, "static_friction": 0.9, "dynamic_friction": 0.6, "viscous_friction": 0.2}
+HC_SPHERE = {"stiffness": 1.0e6, "dissipation": 1.5, "static_friction": 0.7, "dynamic_friction": 0.5, "viscous_friction": 0.1}
+SMOOTH = {"stiffness": 1.0e6, "dissipation": 1.2, "static_friction": 0.8, "dynamic_friction": 0.6, "viscous_friction": 0.3,
+              "transition_velocity": 0.05, "constant_contact_force": 1e-5, "hertz_smoothing": 300.0, "hunt_crossley_smoothing": 50.0}
 
 
 def _ball_system(gravity=None):
@@ -55,7 +55,7 @@ def smooth_ball(gravity=None):
 
 
 def exponential_ball(gravity=None):
-    system, matter, forces, ball = _ball_system(gravity)
+    system, _matter, forces, ball = _ball_system(gravity)
     plane = GOLDEN["exponential_plane"]
     X_GP = jb.Transform(jb.Rotation(np.asarray(plane["R_GP"])), plane["p_GP"])
     force = jb.ExponentialSpringForce(forces, X_GP, ball, GOLDEN["sphere_location"])

@@ -142,9 +142,9 @@ def record(model, state, ball, force, kind):
     forces = np.zeros((2, 2, 3))
     for slot, b in enumerate(RECORD_BODIES[kind]):
         forces[b] = values[slot, ::-1]
-    return dict(R_GB=matrix(X.R()), p_GB=[X.p().get(i) for i in range(3)],
-                V_GB=[[V.get(0).get(i) for i in range(3)], [V.get(1).get(i) for i in range(3)]],
-                body_forces=forces.tolist(), potential_energy=model.calcPotentialEnergy(state))  # gravity is off: the element's PE
+    return {"R_GB": matrix(X.R()), "p_GB": [X.p().get(i) for i in range(3)],
+                "V_GB": [[V.get(0).get(i) for i in range(3)], [V.get(1).get(i) for i in range(3)]],
+                "body_forces": forces.tolist(), "potential_energy": model.calcPotentialEnergy(state)}  # gravity is off: the element's PE
 
 
 # (name, Euler angles, ball origin height offset giving the depth, angular velocity, linear velocity)
@@ -204,7 +204,7 @@ def main():
     state = model.initSystem()
     R_GP = np.array(matrix(X_GP.R()))
     p_GP = np.array([X_GP.p().get(i) for i in range(3)])
-    out["exponential_plane"] = dict(R_GP=R_GP.tolist(), p_GP=p_GP.tolist())
+    out["exponential_plane"] = {"R_GP": R_GP.tolist(), "p_GP": p_GP.tolist()}
     plane_gap = SignedGap(p_GP, R_GP[:, 2], 0.0)
     cases = []
     # (state, anchor offset from the station's projection (plane x, y), sliding K)

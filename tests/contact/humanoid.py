@@ -32,7 +32,7 @@ def humanoid(contact="exponential"):
     matter = jb.SimbodyMatterSubsystem(system)
     forces = jb.GeneralForceSubsystem(system)
     jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
-    T = lambda *p: jb.Transform(np.asarray(p, dtype=float)) if p else jb.Transform()  # noqa: E731
+    T = lambda *p: jb.Transform(np.asarray(p, dtype=float)) if p else jb.Transform()
     b = {}
     b["pelvis"] = jb.MobilizedBody.Free(matter.Ground(), T(0, PELVIS_HEIGHT, 0), _body(12, [0, 0, 0], 0.12), T(), name="pelvis")
     b["torso"] = jb.MobilizedBody.Gimbal(b["pelvis"], T(0, 0.1, 0), _body(22, [0, 0.25, 0], 0.15), T(), name="torso")

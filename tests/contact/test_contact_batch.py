@@ -85,7 +85,7 @@ def _drop(model, heights, speeds, dt, steps):
 
 def _hunt_crossley_rebound_speed(v0, alpha):
     """Exact rebound speed of ``m xddot = -K x^n (1 + alpha xdot)``: ``h(v0) = h(-v_out)``, h(v) = v/a - ln(1+a v)/a^2."""
-    h = lambda v: v / alpha - np.log1p(alpha * v) / alpha**2  # noqa: E731
+    h = lambda v: v / alpha - np.log1p(alpha * v) / alpha**2
     lo, hi = 0.0, v0
     for _ in range(200):  # bisection on the restitution branch (h decreasing in v_out there)
         mid = 0.5 * (lo + hi)

@@ -12,7 +12,13 @@ entry (plus 1e-13 N absolute for the exactly-zero separated case).
 import jax
 import numpy as np
 import pytest
-from ball_models import GOLDEN, exponential_ball, golden_q_u, hunt_crossley_ball, smooth_ball
+from ball_models import (
+    GOLDEN,
+    exponential_ball,
+    golden_q_u,
+    hunt_crossley_ball,
+    smooth_ball,
+)
 
 import jaxbody as jb
 

@@ -91,7 +91,7 @@ def test_gradient_matches_central_differences(contact_model, case):
     z = _z(model, kind, q)
     rng = np.random.default_rng(7)
     weights = jnp.asarray(rng.normal(size=model.get_num_u()))
-    value, (g_model, g_q, g_u, g_z) = _value_and_grad(model, q, u, z, weights)
+    _, (g_model, g_q, g_u, g_z) = _value_and_grad(model, q, u, z, weights)
     leaves = [np.asarray(x) for x in jax.tree_util.tree_leaves((g_model, g_q, g_u, g_z))]
     assert all(np.all(np.isfinite(x)) for x in leaves), f"{kind} {case}: non-finite gradient"
     element = model.forces[-1]

@@ -20,7 +20,7 @@ from humanoid import humanoid
 import jaxbody as jb
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 DT = 1e-3
 MASS = 12 + 22 + 5 + 2 * (3 + 8 + 4 + 1.5)  # humanoid.py's bodies, kg
@@ -29,7 +29,7 @@ WEIGHT = MASS * 9.81
 
 @pytest.fixture(scope="module")
 def doll():
-    model, bodies, spring = humanoid("exponential")
+    model, _bodies, spring = humanoid("exponential")
     s = model.default_state()
     q = s.q.at[4:7].set(jnp.asarray([0.0, 0.03, 0.0]))  # pelvis (Free) p: 3 cm drop
     u = s.u.at[3:6].set(jnp.asarray([0.3, 0.0, 0.0]))  # sideways slide
@@ -49,8 +49,8 @@ def doll():
 
 
 def _simulate(doll, seconds):
-    model, s0, run, observe_all, observe = doll
-    final, traj = run(s0, int(round(seconds / DT)))
+    _model, s0, run, observe_all, observe = doll
+    final, traj = run(s0, round(seconds / DT))
     energy, f_P, newton = observe_all(traj)
     e0 = observe(s0)[0]
     assert np.max(np.abs(np.asarray(newton))) < 1e-9 * WEIGHT, "M a_com != contact forces + weight"
@@ -81,7 +81,7 @@ def _check_energy(energy):
 
 
 def test_landing_short(doll, tmp_path):
-    final, traj, energy, t, f_P = _simulate(doll, 0.2)
+    final, _traj, energy, t, f_P = _simulate(doll, 0.2)
     assert np.all(np.isfinite(np.asarray(final.q))) and np.all(np.isfinite(energy))
     _check_energy(energy)
     fz_total = f_P[..., 2].sum(1)
