@@ -27,7 +27,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))  # this checkout's jaxbody
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "contact"))
 
-from _timing import median_time, timed  # noqa: E402
+from _timing import median_time, timed
 
 
 def jaxbody_case(batch):
