@@ -13,6 +13,10 @@ from jaxbody import io as io  # importers: jb.io.load_urdf, load_mjcf, load_osim
 from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
 from jaxbody._api.body import Body as Body
 from jaxbody._api.constraint import Constraint as Constraint
+from jaxbody._api.contact_force import HuntCrossleyForce as HuntCrossleyForce
+from jaxbody._api.contact_force import (
+    SmoothSphereHalfSpaceForce as SmoothSphereHalfSpaceForce,
+)
 from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
 from jaxbody._api.decorative_geometry import DecorativeCylinder as DecorativeCylinder
 from jaxbody._api.decorative_geometry import DecorativeEllipsoid as DecorativeEllipsoid
@@ -21,6 +25,12 @@ from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeo
 from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine
 from jaxbody._api.decorative_geometry import DecorativeMesh as DecorativeMesh
 from jaxbody._api.decorative_geometry import DecorativeSphere as DecorativeSphere
+from jaxbody._api.exponential_spring_force import (
+    ExponentialSpringForce as ExponentialSpringForce,
+)
+from jaxbody._api.exponential_spring_force import (
+    ExponentialSpringParameters as ExponentialSpringParameters,
+)
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
