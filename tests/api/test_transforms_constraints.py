@@ -13,6 +13,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import jaxbody as jb
 from helpers import central_difference
@@ -91,7 +92,15 @@ def _states(n, seed):
 one = jax.jit(ops)
 
 
+@pytest.mark.long
 def test_vmap_4096_matches_single_states():
+    """4096 states under one jit(vmap) equal single-state calls lane by lane (per-lane locks included).
+
+    Long-only for now: this 4096-lane program (every constraint, projection, Motion and lock operator at
+    once) hung in XLA three times on this machine (jaxlib 0.10.2: main thread in BlockUntilReady, every XLA
+    thread idle), in pytest-xdist workers and once alone, with the current and with the previous kernels; it
+    passed alone and serially too. Until that is understood it must not be able to hang CI.
+    """
     q, u, locked = _states(4096, 1)
     batch = jax.jit(jax.vmap(ops))(q, u, locked)
     for lane in (0, 1, 4094, 4095):
