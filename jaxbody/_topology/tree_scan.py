@@ -140,13 +140,7 @@ def inward(topo: Topology, step, per_body, zero_contribution, u_axes=None, u_axe
             def move(c):
                 # Padding slots contribute exactly zero, even if their (discarded) values are not finite.
                 c = jnp.where(is_body.reshape((-1,) + (1,) * (c.ndim - 1)), c, 0)
-                # sum_w to_parent[w, p] c[w], unrolled over the W slots (elementwise work XLA:CPU vectorizes;
-                # a batched tensordot over the short slot axis it does not).
-                one_hot = to_parent.astype(c.dtype).reshape(to_parent.shape + (1,) * (c.ndim - 1))
-                total = one_hot[0] * c[0]
-                for w in range(1, c.shape[0]):
-                    total = total + one_hot[w] * c[w]
-                return total
+                return jnp.tensordot(to_parent.astype(c.dtype), c, axes=([0], [0]))
 
             return tree_map(move, contribution), out
 
