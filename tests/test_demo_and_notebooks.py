@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import pathlib
 import re
 
 import matplotlib
@@ -12,8 +10,7 @@ import pytest
 matplotlib.use("Agg")
 
 import jaxbody.cli as cli  # noqa: E402
-
-NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
+from notebook_runner import run_notebook  # noqa: E402
 
 # Small sizes injected after each notebook's "parameters" cell.
 NOTEBOOK_OVERRIDES = {
@@ -41,29 +38,6 @@ def test_cli_rejects_bad_sizes(capsys):
     assert cli.main([]) == 0  # prints help
 
 
-def _code_cells(path):
-    nb = json.loads(path.read_text())
-    for cell in nb["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        # Drop IPython magics and shell escapes, which plain exec cannot run.
-        lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        yield "\n".join(lines), "parameters" in cell.get("metadata", {}).get("tags", [])
-
-
 @pytest.mark.parametrize("name", sorted(NOTEBOOK_OVERRIDES))
 def test_notebook_runs(name, monkeypatch):
-    import matplotlib.pyplot as plt
-
-    monkeypatch.setattr(plt, "show", lambda *a, **k: None)
-    path = NOTEBOOKS / name
-    namespace = {"__name__": "__notebook__"}
-    saw_parameters = False
-    for i, (source, is_parameters) in enumerate(_code_cells(path)):
-        exec(compile(source, f"{name}[cell {i}]", "exec"), namespace)
-        if is_parameters:
-            namespace.update(NOTEBOOK_OVERRIDES[name])
-            saw_parameters = True
-    assert saw_parameters, f"{name} has no cell tagged 'parameters'"
-    plt.close("all")
+    run_notebook(name, NOTEBOOK_OVERRIDES[name], monkeypatch)
