@@ -78,8 +78,12 @@ class ExponentialSpringForce(ForceHandle):
         if body.index == 0:
             raise InvalidArgument("ExponentialSpringForce: the station's body is Ground; the plane is fixed in Ground")
         self._stations.append((body.index, np.asarray(_vec3(station, f"ExponentialSpringForce on {body.name!r}: station"))))
-        self.num_z = 3 * len(self._stations)  # (p0x, p0y, K) per station, laid out by ForceHandle.z_slice
         return len(self._stations) - 1
+
+    @property
+    def num_z(self) -> int:
+        """(p0x, p0y, K) per station, laid out by ``ForceHandle.z_slice``."""
+        return 3 * len(self._stations)
 
     def _make(self):
         n = len(self._stations)

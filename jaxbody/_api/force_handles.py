@@ -27,7 +27,7 @@ class ForceHandle:
         check_forces(forces, name)
         self._build = build
         self.name = name
-        self.num_z = num_z
+        self._num_z = num_z
         self._subsystem = forces
         self._local_index = forces._add(self)
 
@@ -38,6 +38,11 @@ class ForceHandle:
                 return before + fs._elements[: self._local_index]
             before += fs._elements
         raise AssertionError("a force handle's subsystem is always in its system")
+
+    @property
+    def num_z(self) -> int:
+        """How many ``State.z`` entries this element owns (static)."""
+        return self._num_z
 
     @property
     def index(self) -> int:
