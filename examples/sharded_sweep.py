@@ -81,10 +81,10 @@ def grid(n_side: int):
 
 
 def timed(fn, *args):
-    """(result, seconds) of one call, waiting for the result."""
-    t0 = time.perf_counter()
+    """(result, wall s, this process's CPU s) of one call, waiting for the result (CPU / wall = cores used)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     out = jax.block_until_ready(fn(*args))
-    return out, time.perf_counter() - t0
+    return out, time.perf_counter() - t0, time.process_time() - c0
 
 
 FULL = {"n_side": 100, "dt": 0.02, "t_final": 1.0}  # 10000 lanes x 50 RK4 steps
@@ -104,15 +104,15 @@ def main(small: bool = False, **sizes) -> dict:
 
     plain = jax.jit(jax.vmap(lane))
     x = jnp.asarray(lanes)
-    _, plain_compile = timed(lambda a: plain.lower(a).compile(), x)
-    ref, plain_wall = timed(plain, x)
+    _, plain_compile, _ = timed(lambda a: plain.lower(a).compile(), x)
+    ref, plain_wall, plain_cpu = timed(plain, x)
 
     mesh = jax.make_mesh((n_devices,), ("batch",))
     x_sharded = jax.device_put(x, NamedSharding(mesh, PartitionSpec("batch")))
     sharded = jax.jit(jb.sharded_vmap(lane, mesh))
     with jax.set_mesh(mesh):
-        _, sharded_compile = timed(lambda a: sharded.lower(a).compile(), x_sharded)
-        out, sharded_wall = timed(sharded, x_sharded)
+        _, sharded_compile, _ = timed(lambda a: sharded.lower(a).compile(), x_sharded)
+        out, sharded_wall, sharded_cpu = timed(sharded, x_sharded)
 
     output_devices = len(out.sharding.device_set)
     ref, out = np.asarray(ref), np.asarray(out)
@@ -125,9 +125,11 @@ def main(small: bool = False, **sizes) -> dict:
         "plain_compile_s": plain_compile,
         "plain_wall_s": plain_wall,
         "plain_lane_steps_per_s": lane_steps / plain_wall,
+        "plain_cores_busy": plain_cpu / plain_wall,
         "sharded_compile_s": sharded_compile,
         "sharded_wall_s": sharded_wall,
         "sharded_lane_steps_per_s": lane_steps / sharded_wall,
+        "sharded_cores_busy": sharded_cpu / sharded_wall,
         "max_abs_difference": float(np.max(np.abs(out - ref))),
         "output_devices": output_devices,
         "tip_height": out[:, 0].reshape(n_side, n_side),
@@ -142,9 +144,9 @@ if __name__ == "__main__":
     r = main()
     print(f"{r['n_lanes']} lanes x {r['n_steps']} RK4 steps on {r['n_devices']} device(s)")
     print(f"plain jit(vmap): compile {r['plain_compile_s']:.1f} s, run {r['plain_wall_s']:.2f} s, "
-          f"{r['plain_lane_steps_per_s']:.3g} lane-steps/s")
+          f"{r['plain_lane_steps_per_s']:.3g} lane-steps/s ({r['plain_cores_busy']:.1f} cores busy)")
     print(f"sharded_vmap:    compile {r['sharded_compile_s']:.1f} s, run {r['sharded_wall_s']:.2f} s, "
-          f"{r['sharded_lane_steps_per_s']:.3g} lane-steps/s")
+          f"{r['sharded_lane_steps_per_s']:.3g} lane-steps/s ({r['sharded_cores_busy']:.1f} cores busy)")
     print(f"max |sharded - plain| = {r['max_abs_difference']:.3g}")
-    print(f"tip height at the end: {r['tip_height'].min():.3f} .. {r['tip_height'].max():.3f} m; "
+    print(f"tip height at t_final: {r['tip_height'].min():.3f} .. {r['tip_height'].max():.3f} m; "
           f"relative energy error: median {np.median(r['energy_error']):.2e}, max {r['energy_error'].max():.2e}")
