@@ -94,7 +94,7 @@ SMALL = {"n_side": 16, "dt": 0.05, "t_final": 0.5}  # 256 lanes x 10 steps
 def main(small: bool = False, **sizes) -> dict:
     """Run the sweep both ways; ``sizes`` (n_side, dt in s, t_final in s) override the FULL/SMALL preset."""
     n_side, dt, t_final = ({**(SMALL if small else FULL), **sizes}[k] for k in ("n_side", "dt", "t_final"))
-    n_steps = int(round(t_final / dt))
+    n_steps = round(t_final / dt)
     model = build_chain()
     lane = make_lane(model, dt, n_steps)
     lanes, mass, length = grid(n_side)

@@ -56,6 +56,6 @@ def test_sharded_sweep_example_and_notebook(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests"), env.get("PYTHONPATH", "")])
     script = tmp_path / "sharded_sweep_check.py"
     script.write_text(f"ROOT = {str(ROOT)!r}\n" + SCRIPT)
-    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, str(script)], check=False, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert [line for line in run.stdout.splitlines() if line.startswith("ok ")] == ["ok example", "ok notebook"], run.stdout
