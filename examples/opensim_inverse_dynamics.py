@@ -141,7 +141,7 @@ def main(small: bool = False, frame_stride: int | None = None) -> dict:
 
     return {
         "n_frames": len(times),
-        "coordinates": [n for n in sorted(imported.coordinate_info)],
+        "coordinates": sorted(imported.coordinate_info),
         "u_index": {n: imported.u_index(n) for n in imported.coordinate_info},
         "times": times,
         "tau": tau,
