@@ -7,6 +7,8 @@ range, ``coordinate_trajectory``); locked ones stay at their default value. For 
 forces that produce the motion are Simbody's ``calcResidualForceIgnoringConstraints``, which OpenSim's
 InverseDynamicsSolver calls with the forces the model applies (here gravity alone, muscles off): in jaxbody
 ``model.calc_residual_force_ignoring_constraints(state, 0, gravity_body_forces, udot)``, vmapped over frames.
+Being differentiable, the same inverse dynamics also gives the sensitivity of the joint moments to each
+segment's mass by ``jax.grad``.
 
 OpenSim's numbers for the same frames are stored by ``tests/workflows/generate_inverse_dynamics_golden.py``
 (which uses this module's ``coordinate_trajectory``) in ``tests/workflows/golden/``.
@@ -95,6 +97,27 @@ def make_inverse_dynamics(model):
     return jax.jit(jax.vmap(one))
 
 
+def make_mass_sensitivity(imported, model, q, u, udot):
+    """jit(value_and_grad) of the mean square joint moment over the frames (N^2 m^2) with respect to each
+    segment's mass scale factor (nbodies,) (mass and inertia scaled together, mass center kept: a uniform
+    density change). The pelvis's six residuals are not joint moments and are left out."""
+    joints = np.array(sorted(imported.u_index(n) for n in imported.coordinate_info if not n.startswith("pelvis_")))
+    state0 = model.default_state()
+    no_mobility_forces = jnp.zeros(state0.u.shape)
+
+    def cost(scale):
+        p = model.parameters
+        m = jb.replace_parameters(model, mass=p.mass * scale, inertia_Bo_B=p.inertia_Bo_B * scale[:, None, None])
+
+        def one(q, u, udot):
+            s = m.realize(state0.set_q(q).set_u(u), jb.Stage.Velocity)
+            return m.calc_residual_force_ignoring_constraints(s, no_mobility_forces, m.get_gravity_body_forces(s), udot)
+
+        return jnp.mean(jax.vmap(one)(q, u, udot)[:, joints] ** 2)
+
+    return jax.jit(jax.value_and_grad(cost))
+
+
 def opensim_reference(imported):
     """OpenSim's frames and forces from the golden file, permuted into jaxbody's q and u slots."""
     g = np.load(GOLDEN_FILE)
@@ -139,6 +162,14 @@ def main(small: bool = False, frame_stride: int | None = None) -> dict:
         jax.block_until_ready(inverse_dynamics(*big))
         walls.append(time.perf_counter() - t0)
 
+    # Differentiable inverse dynamics: d(mean square joint moment)/d(segment mass scale), checked on the right
+    # femur by a central difference.
+    sensitivity = make_mass_sensitivity(imported, model, q, u, udot)
+    ones = jnp.ones(model.parameters.mass.shape)
+    cost, d_scale = sensitivity(ones)
+    k, h = imported.bodies["femur_r"].index, 1e-6
+    fd = (sensitivity(ones.at[k].add(h))[0] - sensitivity(ones.at[k].add(-h))[0]) / (2 * h)
+
     return {
         "n_frames": len(times),
         "coordinates": sorted(imported.coordinate_info),
@@ -151,6 +182,9 @@ def main(small: bool = False, frame_stride: int | None = None) -> dict:
         "first_call_s": first_call,
         "throughput_frames": big[0].shape[0],
         "frames_per_s": big[0].shape[0] / min(walls),
+        "mean_square_joint_moment": float(cost),
+        "mass_sensitivity": {name: float(d_scale[body.index]) for name, body in imported.bodies.items()},
+        "sensitivity_fd_relative_error": float(abs(d_scale[k] - fd) / abs(fd)),
     }
 
 
@@ -160,3 +194,6 @@ if __name__ == "__main__":
     print(f"max |tau - tau_OpenSim| / max(1, |tau_OpenSim|) = {r['max_relative_error']:.2e}")
     print(f"compile + first call {r['first_call_s']:.1f} s; batched ID: {r['frames_per_s']:.3g} frames/s "
           f"({r['throughput_frames']} frames per call)")
+    print(f"d(mean square joint moment)/d(segment mass scale), {r['mean_square_joint_moment']:.4g} N^2 m^2 at 1: "
+          + ", ".join(f"{k} {v:.3g}" for k, v in r["mass_sensitivity"].items() if k != "ground")
+          + f"; vs central difference (femur_r): {r['sensitivity_fd_relative_error']:.1e}")

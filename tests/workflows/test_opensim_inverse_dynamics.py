@@ -1,6 +1,7 @@
 """Workflow 6 (issue 16): inverse dynamics of the gait14dof22musc gait cycle matches OpenSim 4.6's
 InverseDynamicsSolver (tests/workflows/golden/, written by generate_inverse_dynamics_golden.py) to 1e-8
-relative to max(1, |tau|) at every frame; the example script and notebook 08 run at their small sizes."""
+relative to max(1, |tau|) at every frame, and its gradient w.r.t. segment masses matches a central difference;
+the example script and notebook 08 run at their small sizes."""
 
 import importlib.util
 import pathlib
@@ -34,6 +35,12 @@ def test_inverse_dynamics_matches_opensim(example):
     assert error.max() <= TOL, f"frame {np.unravel_index(error.argmax(), error.shape)}: {error.max():.3g}"
     assert r["max_relative_error"] == error.max()
     assert r["frames_per_s"] > 0
+    # Gradient of the mean square joint moment w.r.t. segment mass scales: matches a central difference; the
+    # pelvis's mass enters only the pelvis residuals (joint moments carry the bodies outboard of each joint).
+    assert r["sensitivity_fd_relative_error"] < 1e-6
+    s = r["mass_sensitivity"]
+    assert abs(s["pelvis"]) <= 1e-10 * max(abs(v) for v in s.values())
+    assert all(s[b] > 0 for b in ("femur_r", "tibia_r", "femur_l", "tibia_l", "torso"))
 
 
 def test_notebook_runs(monkeypatch):
