@@ -22,11 +22,11 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-import optax  # noqa: E402
+import jax.numpy as jnp
+import numpy as np
+import optax
 
-import jaxbody as jb  # noqa: E402
+import jaxbody as jb
 
 TRUE_LENGTHS = np.array([1.0, 3.0, 2.5, 3.0])  # crank a, coupler b, rocker c, ground d (m): a Grashof crank-rocker
 START_LENGTHS = np.array([1.2, 2.6, 2.9, 3.4])  # the initial guess (also a crank-rocker)
@@ -116,7 +116,7 @@ def fit(loss, start, max_iterations, tolerance=1e-24):
 def main(small: bool = False) -> dict:
     """Fit the four lengths from START_LENGTHS; return losses, lengths, errors and timings."""
     n_angles, max_iterations = (24, 40) if small else (72, 40)
-    system, crank, coupler, rocker, model = build_fourbar()
+    _, crank, coupler, rocker, model = build_fourbar()
     curve = jax.jit(make_coupler_curve(model, crank, coupler, rocker))
     thetas = jnp.linspace(0.0, 2 * jnp.pi, n_angles, endpoint=False)
     target, _, target_ok = curve(jnp.asarray(TRUE_LENGTHS), thetas)

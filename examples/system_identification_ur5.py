@@ -30,11 +30,11 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-import optax  # noqa: E402
+import jax.numpy as jnp
+import numpy as np
+import optax
 
-import jaxbody as jb  # noqa: E402
+import jaxbody as jb
 
 UR5 = pathlib.Path(__file__).resolve().parents[1] / "tests" / "models" / "ur5_robot.urdf"
 PERIOD = 10.0  # s: the excitation's base period

@@ -4,13 +4,13 @@ projected through the public API)."""
 
 import jax.numpy as jnp
 import numpy as np
+from constraint_systems import fourbar_state, parallelogram_fourbar
 
 import jaxbody as jb
-from constraint_systems import fourbar_state, parallelogram_fourbar
 
 
 def test_model_project_uses_the_models_parameters():
-    model, ball, a, L = parallelogram_fourbar()
+    model, _, a, L = parallelogram_fourbar()
     cp = model.parameters.constraint_params
     longer = jb.replace_parameters(model, constraint_params=(cp[0].at[0, 0].set(1.1 * L),))  # coupler 10% longer
     s = fourbar_state(model, 0.7, 0.4)

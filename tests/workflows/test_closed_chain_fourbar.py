@@ -18,8 +18,8 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: helpers, notebook_runner
 
-from helpers import assert_close, central_difference  # noqa: E402
-from notebook_runner import run_notebook  # noqa: E402
+from helpers import assert_close, central_difference
+from notebook_runner import run_notebook
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "closed_chain_fourbar.py"
 

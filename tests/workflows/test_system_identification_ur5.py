@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: notebook_runner
 
-from notebook_runner import run_notebook  # noqa: E402
+from notebook_runner import run_notebook
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "system_identification_ur5.py"
 
@@ -53,7 +53,6 @@ def test_only_base_parameters_identifiable(outcome):
     assert not outcome["identifiable_alone"][0].any()      # nor anything of the first link alone
 
 
-@pytest.mark.long
 def test_notebook_runs(monkeypatch):
     ns = run_notebook("05_system_identification_ur5.ipynb", {"N_SAMPLES": 200, "MAX_ITERATIONS": 300, "FIGURE": None},
                       monkeypatch)
