@@ -186,7 +186,7 @@ def consistency(J):
 
 def main(small: bool = False, seed: int = 0) -> dict:
     """Identify the UR5's 60 inertial parameters; return errors, losses, consistency and timings."""
-    n_samples, max_iterations = (200, 300) if small else (2000, 1000)
+    n_samples, max_iterations = (200, 300) if small else (1000, 1000)
     model, links = load_ur5()
     nb, nu = len(links), model.topology.nu
     tau_of = make_inverse_dynamics(model)
