@@ -14,16 +14,19 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._api.operator import operator
-from jaxbody._constraints import equations
+from jaxbody._constraints import equations, projection
 from jaxbody._constraints.multipliers import (
     ConstraintOperators,
     VelocityConstraintOperators,
     solve_constrained_accelerations,
 )
+from jaxbody._constraints.projection import ProjectOptions
 from jaxbody._dynamics.kinematics import realize_position
 from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
+
+DEFAULT_PROJECT_OPTIONS = ProjectOptions()  # Simbody's defaults (accuracy 1e-4)
 
 
 class ModelConstraints:
@@ -166,7 +169,7 @@ class ModelConstraints:
     def calc_pq(self, state: State):
         """``Pq = P N^-1`` (mp, nq), so ``Pq N = P`` (requires Position)."""
         P = self.calc_p(state)
-        n_inv_t = lambda row: mobilizer_groups.multiply_by_n_inv_transpose(self.topology, self.parameters, state.q, row)  # noqa: E731
+        n_inv_t = lambda row: mobilizer_groups.multiply_by_n_inv_transpose(self.topology, self.parameters, state.q, row)
         return jax.vmap(n_inv_t)(P)
 
     @operator(jit=True)
@@ -252,6 +255,29 @@ class ModelConstraints:
         if not self.constraints.m:
             return r
         return r + self.multiply_by_g_transpose(state, lam)
+
+    # -- projection with this Model's parameters (differentiable with respect to them) ---------------
+
+    @operator(jit=True)
+    def project_q(self, state: State, options: ProjectOptions = DEFAULT_PROJECT_OPTIONS):
+        """Project q onto ``perr(q) = 0`` with this Model's parameters. Returns (state, ProjectResults).
+
+        The kernel of ``system.project_q`` (free q's only: locked and prescribed q's stay; quaternions
+        normalized) without the System's counters, so that a Model whose parameters were changed
+        (``jb.replace_parameters``, a vmapped batch of models, a model being differentiated) projects with
+        its own numbers: the implicit-function VJP gives gradients with respect to the Model's leaves.
+        """
+        return projection.project_q(self, state, options)
+
+    @operator(jit=True)
+    def project_u(self, state: State, options: ProjectOptions = DEFAULT_PROJECT_OPTIONS):
+        """Project u onto the velocity constraints with this Model's parameters (see project_q). Returns (state, ProjectResults)."""
+        return projection.project_u(self, state, options)
+
+    @operator(jit=True)
+    def project(self, state: State, options: ProjectOptions = DEFAULT_PROJECT_OPTIONS):
+        """Simbody's System::project with this Model's parameters: prescribe q, project q, prescribe u, project u."""
+        return projection.project(self, state, options)
 
 
 def _velocity_ops(model, state) -> VelocityConstraintOperators:
