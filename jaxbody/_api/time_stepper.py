@@ -13,6 +13,8 @@ min-COR and transition velocities 0 ("use 2 x constraint tolerance"). Impulse so
 or PGS (``set_impulse_solver_type(ImpulseSolverType.PGS)``: Simbody's PGSImpulseSolver, SOR 1.2, tolerance 1e-6,
 100 iterations). ``initialize``/``step_to``/``get_state`` keep Simbody's
 stateful interface on the host; ``step`` and ``simulate`` are the functional core (Simbody catalogue 2.20).
+Motions and locks (per State) are honoured, which Simbody's stepper leaves as a TODO: the state is prescribed
+before and after each step, and mobilities with known udot take no impulse (their Motion or lock reacts).
 The stepper's ``contacts`` (a UnilateralContactSet pytree) hold the coefficients and geometry as array
 leaves: pass a modified copy (``eqx.tree_at``) as ``contacts=`` to sweep or differentiate them.
 """
