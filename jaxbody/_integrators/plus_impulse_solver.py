@@ -28,9 +28,10 @@ Simbody's algorithm (facts from PLUSImpulseSolver.cpp), per lane:
 
 jaxbody's additions, stated: bounded rows (Simbody's BoundedRT, StateLimitedFriction, UnilateralSpeed) are pruned
 to their violated bound (Simbody's PLUS leaves them as TODO); friction rows with mu = 0 or no compliance are off
-(Simbody's frictionless contacts have none); the loops are bounded (``max_intervals``: the last interval takes
-s = 1 and reports non-convergence if it needed less). Every loop is a ``lax.while_loop`` whose lanes keep their
-own active sets, friction states and counters under ``vmap`` (one compilation). The search runs on
+(Simbody's frictionless contacts have none); the loops are bounded (``max_intervals``, 12 by default: the last
+interval takes s = 1 and reports non-convergence if it needed less). The intervals are a ``lax.scan`` (a finished
+lane skips the rest), the passes and Newton iterations ``lax.while_loop``s whose lanes keep their own active sets,
+friction states and counters under ``vmap`` (one compilation). The search runs on
 ``stop_gradient`` inputs; each interval's answer then takes one Newton step outside the loops (its value
 unchanged at a converged solve), which carries derivatives by the implicit function theorem: gradients are exact
 for a fixed active set and friction state and discontinuous where they change. ``converged`` is per lane: every
@@ -48,7 +49,7 @@ from jaxbody._math import spatial
 
 PLUS_DEFAULT_TOL = 1e-10  # Simbody's default PLUS convergence tolerance (norm of the equation errors)
 PLUS_DEFAULT_MAX_NEWTON = 20  # Simbody's default Newton iteration limit
-PLUS_DEFAULT_MAX_INTERVALS = 6
+PLUS_DEFAULT_MAX_INTERVALS = 12  # jaxbody's bound (Simbody has none); a box landing on an edge takes 7
 SIGNIFICANT_REAL = float(np.finfo(np.float64).eps ** (7 / 8))  # Simbody's SignificantReal (double)
 SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 COS_MAX_SLIDING_DIR_CHANGE = float(np.cos(np.pi / 6))  # 30 degrees
@@ -172,13 +173,13 @@ def _interval_search(prob: _Problem, part, cond0, tol, max_newton):
     max_passes = 2 * nc + 1
 
     def body(c):
-        active, fixed, cond, guess, _, passes, ok, its = c
+        active, fixed, cond, guess, _, passes, _, its = c
         r0 = prob.v + prob.vE + prob.A @ jnp.where(active, 0.0, prob.fixed_values(fixed))
         normal_row = jnp.arange(m) % 3 == 0
         pi0 = jnp.where(normal_row, 0.01 * jnp.sign(-r0), guess)  # Simbody: a small guess on the right branch
         pi, n, k = _newton(prob, jnp.where(active, pi0, 0.0), active, fixed, cond, tol, max_newton)
         done, new_active, new_fixed, new_cond, new_guess = _prune(prob, pi, active, fixed, cond)
-        keep = lambda old, new: jnp.where(done, old, new)  # noqa: E731  the final pass keeps its active set
+        keep = lambda old, new: jnp.where(done, old, new)  # the final pass keeps its active set
         return (keep(active, new_active), keep(fixed, new_fixed), keep(cond, new_cond), keep(pi, new_guess), done,
                 passes + 1, n <= tol, its + k)
 
@@ -239,6 +240,9 @@ def solve_plus(A, verr, participating, mu, known_normal=None, lower=None, upper=
     sg = jax.lax.stop_gradient
 
     def interval(carry, i):
+        return jax.lax.cond(carry[3], lambda c: c, lambda c: work(c, i), carry), None
+
+    def work(carry, i):
         v, frac, total, done, ok, its, normal_active = carry
         slip = v.reshape(nc, 3)[:, 1:]
         cond0 = jnp.where(friction_on, jnp.where(spatial.safe_norm(slip) > roll_speed, SLIDING, ROLLING), OFF)
@@ -257,11 +261,11 @@ def solve_plus(A, verr, participating, mu, known_normal=None, lower=None, upper=
         s = jnp.where(short, 1.0, s)
         new_done = done | (s >= 1)
         return (v + s * change, frac * (1 - s), total + s * full, new_done, ok & (ok_i | done) & ~short,
-                its + jnp.where(done, 0, its_i), jnp.where(done, normal_active, active.reshape(nc, 3)[:, 0])), None
+                its + jnp.where(done, 0, its_i), jnp.where(done, normal_active, active.reshape(nc, 3)[:, 0]))
 
     init = (verr.reshape(-1) - A @ e_vec, jnp.ones((), dtype), jnp.zeros(3 * nc, dtype), jnp.asarray(False),
             jnp.asarray(True), jnp.asarray(0), jnp.zeros(nc, bool))
-    (v, _, total, _, ok, its, normal_active), _ = jax.lax.scan(interval, init, jnp.arange(max_intervals))
+    (_, _, total, _, ok, its, normal_active), _ = jax.lax.scan(interval, init, jnp.arange(max_intervals))
     return ImpulseSolution(total.reshape(nc, 3), verr + (A @ total).reshape(nc, 3), ok, its, normal_active)
 
 

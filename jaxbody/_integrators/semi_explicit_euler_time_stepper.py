@@ -46,8 +46,8 @@ from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._dynamics import prescribed
 from jaxbody._dynamics.state import State
 from jaxbody._integrators.impulse_solvers import solve_pgs
-from jaxbody._integrators.plus_impulse_solver import solve_plus
 from jaxbody._integrators.induced_impacts import induced_impacts
+from jaxbody._integrators.plus_impulse_solver import solve_plus
 from jaxbody._math import spatial
 from jaxbody._typing import Stage
 
