@@ -8,15 +8,20 @@
 Settings are Simbody's (SemiExplicitEulerTimeStepper.h) with its defaults: accuracy 1e-2, constraint
 tolerance 1e-3, Poisson restitution, Simultaneous induced impacts (Sequential and Mixed available, 5 rounds),
 Bilateral position projection, capture,
-min-COR and transition velocities 0 ("use 2 x constraint tolerance"). Impulse solver: PGS (Simbody's
-PGSImpulseSolver: SOR 1.2, tolerance 1e-6, 100 iterations); Simbody's default PLUS is not implemented
-(``set_impulse_solver_type("PLUS")`` raises). ``initialize``/``step_to``/``get_state`` keep Simbody's
+min-COR and transition velocities 0 ("use 2 x constraint tolerance"). Impulse solver: PLUS by default
+(Simbody's PLUSImpulseSolver: Newton tolerance 1e-10, 20 iterations; jaxbody._integrators.plus_impulse_solver)
+or PGS (``set_impulse_solver_type(ImpulseSolverType.PGS)``: Simbody's PGSImpulseSolver, SOR 1.2, tolerance 1e-6,
+100 iterations). ``initialize``/``step_to``/``get_state`` keep Simbody's
 stateful interface on the host; ``step`` and ``simulate`` are the functional core (Simbody catalogue 2.20).
+Motions and locks (per State) are honoured, which Simbody's stepper leaves as a TODO: the state is prescribed
+before and after each step, and mobilities with known udot take no impulse (their Motion or lock reacts).
 The stepper's ``contacts`` (a UnilateralContactSet pytree) hold the coefficients and geometry as array
 leaves: pass a modified copy (``eqx.tree_at``) as ``contacts=`` to sweep or differentiate them.
 """
 
 from __future__ import annotations
+
+import enum
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +34,15 @@ from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 _RESTITUTION = ("poisson", "newton", "none")
+
+
+class ImpulseSolverType(enum.Enum):
+    """Simbody's SemiExplicitEulerTimeStepper::ImpulseSolverType (also ``SemiExplicitEulerTimeStepper.PLUS``)."""
+
+    PLUS = "plus"
+    PGS = "pgs"
+
+
 _PROJECTION = ("bilateral", "unilateral", "none")
 
 
@@ -77,6 +91,9 @@ def _nonnegative(x, what) -> float:
 class SemiExplicitEulerTimeStepper:
     """Velocity-level stepper with impulses for the system's adopted unilateral contacts."""
 
+    ImpulseSolverType = ImpulseSolverType
+    PLUS, PGS = ImpulseSolverType.PLUS, ImpulseSolverType.PGS
+
     def __init__(self, system, model=None):
         matter = system.get_matter_subsystem()
         self.system = system
@@ -92,6 +109,7 @@ class SemiExplicitEulerTimeStepper:
         self._induced, self._max_induced = "simultaneous", 5
         self._capture = self._min_cor = self._transition = 0.0
         self._tol, self._max_iters, self._early_exit = 1e-6, 100, False
+        self._solver = "plus"
         self._state = None
 
     # -- Simbody's settings ---------------------------------------------------------------
@@ -138,11 +156,11 @@ class SemiExplicitEulerTimeStepper:
         return self._max_induced
 
     def set_impulse_solver_type(self, solver):
-        if _choice(solver, ("plus", "pgs"), "impulse solver type") != "pgs":
-            raise InvalidArgument("the PLUS impulse solver is not implemented; jaxbody uses PGS")
+        """``ImpulseSolverType.PLUS`` (default: exact active-set solve) or ``.PGS`` (iterative); or "plus"/"pgs"."""
+        self._solver = _choice(solver, ("plus", "pgs"), "impulse solver type")
 
     def get_impulse_solver_type(self) -> str:
-        return "pgs"
+        return self._solver
 
     def set_pgs_convergence(self, tol=1e-6, max_iterations=100, early_exit=False):
         """PGS tolerance (RMS of the enforced residuals, m/s), the iteration bound, and whether to stop sweeping
@@ -174,7 +192,7 @@ class SemiExplicitEulerTimeStepper:
         return seets.StepperOptions(
             self._restitution, self._projection, self._cons_tol, self.get_default_impact_capture_velocity_in_use(),
             self.get_default_impact_min_cor_velocity_in_use(), self._transition, self._tol, self._max_iters,
-            self._early_exit, self._induced, self._max_induced)
+            self._early_exit, self._induced, self._max_induced, self._solver)
 
     # -- functional core --------------------------------------------------------------------
     def calc_contact_kinematics(self, state, *, model=None, contacts=None):

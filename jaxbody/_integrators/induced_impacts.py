@@ -16,8 +16,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbody._integrators.impulse_solvers import solve_pgs
-
 SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double)
 
 
@@ -35,7 +33,7 @@ def induced_impacts(A, verr, proximal, mu, cor_of, opt, max_rounds: int):
     def solve(v, normals, frictions, known):
         part = (normals[:, None] & normal_row) | (frictions[:, None] & ~normal_row)
         expansion = jnp.zeros_like(v).at[:, 0].set(known)
-        return solve_pgs(A, apply(v, expansion), part & proximal[:, None], mu, known, **opt.pgs()), expansion
+        return opt.solve(A, apply(v, expansion), part & proximal[:, None], mu, known), expansion
 
     def round_(r, carry):
         v, total, known, done, rounds, ok, its, first = carry

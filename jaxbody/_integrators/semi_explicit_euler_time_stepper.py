@@ -21,8 +21,12 @@ Simbody's ``SemiExplicitEulerTimeStepper::stepTo`` (catalogue 2.20, 6.5), per la
    None skips it. ``q_new = q + h N(q) (u_new + du)`` (u itself keeps u_new), t += h, quaternions renormalized.
 
 Bilateral constraints are not part of the impulse problem (Simbody's own stepper leaves them as a TODO;
-jb.SemiExplicitEulerTimeStepper refuses models that have them), nor are prescribed motions or locks; the
-compliance is ``A = G M^-1 G^T`` from the mass matrix.
+jb.SemiExplicitEulerTimeStepper refuses models that have them). Prescribed motion and locks (also a TODO in
+Simbody's stepper) are honoured: the state is prescribed (``model.prescribe``) before the step and after it,
+udot comes from the prescribed forward dynamics, and the mobilities with known udot do not respond to impulses
+(their Motion or lock supplies the reaction): the compliance is ``A = G M_ff^-1 G^T`` over the free block of
+the mass matrix. The impulse solver is PLUS (jaxbody._integrators.plus_impulse_solver) or PGS
+(jaxbody._integrators.impulse_solvers).
 Every branch is arithmetic on masks, so a batch of lanes (``vmap``) may have different proximal and
 active sets and compiles once; a Poisson step always evaluates its three rounds (a round that does not
 apply is masked out). Gradients exist between active-set changes and are discontinuous at impacts,
@@ -34,13 +38,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
+from jaxbody._dynamics import prescribed
 from jaxbody._dynamics.state import State
 from jaxbody._integrators.impulse_solvers import solve_pgs
 from jaxbody._integrators.induced_impacts import induced_impacts
+from jaxbody._integrators.plus_impulse_solver import solve_plus
 from jaxbody._math import spatial
 from jaxbody._typing import Stage
 
@@ -50,7 +57,7 @@ SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse
 class StepperOptions(NamedTuple):
     """Static settings (hashable). restitution: "poisson" | "newton" | "none"; projection: "bilateral" |
     "unilateral" | "none"; velocities in m/s (or rad/s) as Simbody's *InUse values; tol, max_iters,
-    early_exit: PGS (see solve_pgs); induced: "simultaneous" | "sequential" | "mixed" with at most
+    early_exit: PGS (see solve_pgs); solver: "plus" | "pgs"; induced: "simultaneous" | "sequential" | "mixed" with at most
     max_induced_impacts rounds (jaxbody._integrators.induced_impacts)."""
 
     restitution: str = "poisson"
@@ -64,9 +71,15 @@ class StepperOptions(NamedTuple):
     early_exit: bool = False
     induced: str = "simultaneous"
     max_induced_impacts: int = 5
+    solver: str = "plus"
 
-    def pgs(self) -> dict:
-        return {"tol": self.tol, "max_iters": self.max_iters, "early_exit": self.early_exit}
+    def solve(self, A, verr, participating, mu, known_normal=None, lower=None, upper=None, *, unilateral=True):
+        """The chosen impulse solver (solve_plus or solve_pgs) on one impulse problem (an ImpulseSolution)."""
+        if self.solver == "plus":
+            return solve_plus(A, verr, participating, mu, known_normal, lower, upper, unilateral=unilateral,
+                              roll_speed=max(self.transition_velocity, 2 * self.cons_tol))
+        return solve_pgs(A, verr, participating, mu, known_normal, lower, upper, unilateral=unilateral,
+                         tol=self.tol, max_iters=self.max_iters, early_exit=self.early_exit)
 
 
 class StepReport(NamedTuple):
@@ -74,7 +87,7 @@ class StepReport(NamedTuple):
     ``proximal`` (n,) bool; ``impacters`` (n,) bool; ``impulse`` (n, 3) total constraint impulses
     (N s or N m s; normal, friction 1, friction 2) over the step;
     ``num_impact_rounds`` (int); ``converged`` (bool, every solve that ran converged); ``iterations``
-    (int, PGS sweeps summed over the solves)."""
+    (int, PGS sweeps or PLUS Newton iterations, summed over the solves)."""
 
     proximal: jnp.ndarray
     impacters: jnp.ndarray
@@ -103,28 +116,34 @@ def _impact(A, verr, proximal, mu, cor, opt: StepperOptions):
     any_impact = jnp.any(impacters)
     if opt.restitution == "newton":
         newton = jnp.zeros_like(verr).at[:, 0].set(cor * verr[:, 0])
-        sol = solve_pgs(A, verr + newton, part, mu, **opt.pgs())
+        sol = opt.solve(A, verr + newton, part, mu)
         impulse = jnp.where(any_impact, sol.impulse, 0.0)
         return impulse, impacters, any_impact.astype(int), sol.converged | ~any_impact, sol.iterations
-    first = solve_pgs(A, verr, part, mu, **opt.pgs())
-    compression = jnp.where(any_impact, first.impulse, 0.0)
-    expansion_n = jnp.where(impacters & (jnp.abs(compression[:, 0]) >= SIGNIFICANT_REAL), cor * compression[:, 0], 0.0)
-    expanding = expansion_n != 0
-    expansion = jnp.zeros_like(verr).at[:, 0].set(expansion_n)
-    verr1 = verr + (A @ (compression + expansion).reshape(-1)).reshape(nc, 3)
-    part2 = part & ~(expanding[:, None] & (jnp.arange(3) == 0))
-    second = solve_pgs(A, verr1, part2, mu, expansion_n, **opt.pgs())
-    any_expansion = jnp.any(expanding)
-    reaction = jnp.where(any_expansion, second.impulse, 0.0)
-    verr2 = verr1 + (A @ reaction.reshape(-1)).reshape(nc, 3)
-    any_left = any_expansion & jnp.any(proximal & (verr2[:, 0] < -0.1 * opt.cons_tol))
-    third = solve_pgs(A, verr2, part, mu, **opt.pgs())
-    correction = jnp.where(any_left, third.impulse, 0.0)
-    total = compression + expansion + reaction + correction
-    rounds = any_impact.astype(int) + any_expansion.astype(int) + any_left.astype(int)
-    converged = (first.converged | ~any_impact) & (second.converged | ~any_expansion) & (third.converged | ~any_left)
-    iterations = jnp.where(any_impact, first.iterations, 0) + jnp.where(any_expansion, second.iterations, 0) \
-        + jnp.where(any_left, third.iterations, 0)
+    normal_row = jnp.arange(3) == 0
+
+    def apply(v, impulse):
+        return v + (A @ impulse.reshape(-1)).reshape(nc, 3)
+
+    def round_(carry, r):
+        """Round r: 0 compression, 1 Poisson expansion (known e pi_n at the impacters), 2 correction. The rounds
+        share one traced solver (a scan); a round that does not apply is masked out."""
+        v, total, compression, any_expansion, rounds, ok, its = carry
+        expansion_n = jnp.where((r == 1) & impacters & (jnp.abs(compression[:, 0]) >= SIGNIFICANT_REAL),
+                                cor * compression[:, 0], 0.0)
+        expanding = expansion_n != 0
+        expansion = jnp.zeros_like(verr).at[:, 0].set(expansion_n)
+        v = apply(v, expansion)
+        on = jnp.where(r == 0, any_impact, jnp.where(r == 1, jnp.any(expanding),
+                       any_expansion & jnp.any(proximal & (v[:, 0] < -0.1 * opt.cons_tol))))
+        sol = opt.solve(A, v, part & ~(expanding[:, None] & normal_row), mu, expansion_n)
+        impulse = jnp.where(on, sol.impulse, 0.0)
+        return (apply(v, impulse), total + expansion + impulse, jnp.where(r == 0, impulse, compression),
+                jnp.where(r == 1, on, any_expansion), rounds + on, ok & (sol.converged | ~on),
+                its + jnp.where(on, sol.iterations, 0)), None
+
+    zero = jnp.zeros_like(verr)
+    init = (verr, zero, zero, jnp.asarray(False), jnp.asarray(0), jnp.asarray(True), jnp.asarray(0))
+    (_, total, _, _, rounds, converged, iterations), _ = jax.lax.scan(round_, init, jnp.arange(3))
     return total, impacters, rounds, converged, iterations
 
 
@@ -136,10 +155,10 @@ def _position_correction(A, perr, proximal, normal_active, h, opt: StepperOption
     normal_row = jnp.arange(3) == 0
     if opt.projection == "unilateral":
         part = proximal[:, None] & normal_row
-        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), **opt.pgs())
+        sol = opt.solve(A, verr, part, jnp.zeros_like(perr))
     else:
         part = (proximal & (normal_active | (perr < 0)))[:, None] & normal_row
-        sol = solve_pgs(A, verr, part, jnp.zeros_like(perr), unilateral=False, **opt.pgs())
+        sol = opt.solve(A, verr, part, jnp.zeros_like(perr), unilateral=False)
     return sol.impulse, sol.converged, sol.iterations
 
 
@@ -155,18 +174,27 @@ def _impulse_bounds(kin, mu, h):
     return scaled(kin.lower), scaled(kin.upper)
 
 
+def _free_mobility_response(model, s, G_flat):
+    """``M^-1 G^T`` (nu, 3 n) with the known-udot mobilities (Motions, locks) held: their rows are zero and the
+    free ones use the free block of M, so impulses move only free u (the known u's reactions absorb the rest)."""
+    free = ~prescribed.calc_slot_masks(model, s).known_udot
+    both = free[:, None] & free[None, :]
+    M = jnp.where(both, model.calc_m(s), jnp.eye(free.shape[0], dtype=G_flat.dtype))
+    rhs = jnp.where(free[:, None], G_flat.T, 0.0)
+    return jnp.where(free[:, None], jsl.cho_solve(jsl.cho_factor(M), rhs), 0.0)
+
+
 def step(model, contacts, opt: StepperOptions, state: State, h):
     """One step of size h (s); returns (new unrealized State, StepReport)."""
     if contacts is None or contacts.num_rows == 0:
         raise ValueError("step needs at least one unilateral contact or speed row (use step_semi_explicit_euler)")
-    s = model.realize(state, Stage.Position)
+    s = model.realize(model.prescribe(state), Stage.Position)
     kin = calc_contact_kinematics(model, s.position, s.q, contacts)
     n = kin.perr.shape[0]
     proximal = jnp.where(kin.is_contact, kin.perr <= opt.cons_tol, True)
     G = jnp.where(proximal[:, None, None], kin.G, 0.0)
     G_flat = G.reshape(3 * n, -1)
-    M = model.calc_m(s)
-    MinvGt = jsl.cho_solve(jsl.cho_factor(M), G_flat.T)  # (nu, 3 n)
+    MinvGt = _free_mobility_response(model, s, G_flat)  # (nu, 3 n)
     A = G_flat @ MinvGt
     target = jnp.zeros((n, 3), kin.perr.dtype).at[:, 0].set(kin.speed)
 
@@ -193,7 +221,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
     du = h * dyn.acceleration.udot
     part = jnp.broadcast_to(proximal[:, None], (n, 3))
     lower, upper = _impulse_bounds(kin, mu, h)
-    sol = solve_pgs(A, velocity_errors(u_plus + du), part, mu, None, lower, upper, **opt.pgs())
+    sol = opt.solve(A, velocity_errors(u_plus + du), part, mu, None, lower, upper)
     u_new = u_plus + du + MinvGt @ sol.impulse.reshape(-1)
     converged, iterations = impact_ok & sol.converged, impact_its + sol.iterations
     u_q = u_new
@@ -203,7 +231,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
         converged, iterations = converged & pos_ok, iterations + pos_its
     qdot = model.calc_q_dot(s, u_q)
     new = state.set_time(state.t + h).set_q(s.q + h * qdot).set_u(u_new)
-    new = model.normalize_quaternions(new)
+    new = model.prescribe(model.normalize_quaternions(new))
     report = StepReport(proximal, impacters, impact + sol.impulse, rounds, converged, iterations)
     return new, report
 

@@ -57,8 +57,8 @@ def test_jit_step_matches_eager():
 
 def test_grad_of_rebound_speed_wrt_restitution():
     """Newton impact at 0.1 m/s (above the min-COR speed, so e = min_cor): v+ = e 0.1 - g h, hence
-    dv+/de = 0.1 (reverse mode); checked against central differences (1e-8) and the closed form to the PGS
-    tolerance (1e-6: the gradient is that of the solver's converged iterate)."""
+    dv+/de = 0.1 (reverse mode); checked against central differences (1e-8) and the closed form to 1e-6
+    (the gradient is that of the impulse solver's converged iterate)."""
     stepper, _ = ball_on_plane("newton", 0.5)
     state = stepper.model.default_state().set_q(jnp.array([0.0, 5e-4, 0.0])).set_u(jnp.array([0.0, -0.1, 0.0]))
 
@@ -72,8 +72,8 @@ def test_grad_of_rebound_speed_wrt_restitution():
 
 def test_grad_of_sliding_speed_wrt_friction():
     """A block sliding down a 30 deg incline with mu = 0.3 reaches v = -g (sin - mu cos) T after T = 0.02 s, so
-    dv/dmu = g cos(30 deg) T = 0.16991 m/s (the sliding cone is active every step); forward mode through 20 PGS
-    friction solves, against central differences (1e-8) and the closed form to the PGS tolerance (1e-6)."""
+    dv/dmu = g cos(30 deg) T = 0.16991 m/s (the sliding cone is active every step); forward mode through 20
+    friction solves (PLUS, the default), against central differences (1e-8) and the closed form (1e-6)."""
     theta = float(np.radians(30))
     stepper, _ = block_on_incline(theta, 0.3)
     upslope = jnp.array([np.cos(theta), np.sin(theta), 0.0])
@@ -169,6 +169,8 @@ def test_early_exit_gives_the_same_steps():
     sweeps exactly on 8 lanes of bouncing and resting balls (converged lanes freeze in both)."""
     system = ball_on_plane("newton", 0.5)[0].system
     fixed, early = jb.SemiExplicitEulerTimeStepper(system), jb.SemiExplicitEulerTimeStepper(system)
+    for stepper in (fixed, early):
+        stepper.set_impulse_solver_type("pgs")
     early.set_pgs_convergence(early_exit=True)
     base = fixed.model.default_state()
     states = jax.vmap(lambda y, v: base.set_q(jnp.array([0.0, y, 0.0])).set_u(jnp.array([0.0, v, 0.0])))(

@@ -77,8 +77,8 @@ def test_bad_contacts_raise_naming_the_contact(make, message):
 
 
 def test_stepper_settings_and_errors():
-    """Simbody's defaults: accuracy 1e-2, consTol 1e-3, Poisson, Bilateral projection, in-use velocities
-    max(setting, 2 consTol); unsupported choices and systems without contacts raise InvalidArgument."""
+    """Simbody's defaults: accuracy 1e-2, consTol 1e-3, Poisson, Bilateral projection, PLUS impulse solver, in-use
+    velocities max(setting, 2 consTol); unsupported choices and systems without contacts raise InvalidArgument."""
     system, *_ = _two_bodies()
     with pytest.raises(jb.InvalidArgument, match="no unilateral contacts"):
         jb.SemiExplicitEulerTimeStepper(system)
@@ -100,8 +100,13 @@ def test_stepper_settings_and_errors():
     assert stepper.options().induced == "mixed" and stepper.options().max_induced_impacts == 3
     with pytest.raises(jb.InvalidArgument, match="nonnegative integer"):
         stepper.set_max_induced_impacts_per_step(-1)
-    with pytest.raises(jb.InvalidArgument, match="PLUS"):
-        stepper.set_impulse_solver_type("PLUS")
+    assert stepper.get_impulse_solver_type() == "plus" and stepper.options().solver == "plus"  # Simbody's default
+    stepper.set_impulse_solver_type(jb.SemiExplicitEulerTimeStepper.ImpulseSolverType.PGS)
+    assert stepper.get_impulse_solver_type() == "pgs" and stepper.options().solver == "pgs"
+    stepper.set_impulse_solver_type(jb.SemiExplicitEulerTimeStepper.PLUS)
+    assert stepper.get_impulse_solver_type() == "plus"
+    with pytest.raises(jb.InvalidArgument, match="impulse solver type"):
+        stepper.set_impulse_solver_type("Lemke")
     with pytest.raises(jb.InvalidArgument, match="nonnegative"):
         stepper.set_default_impact_capture_velocity(-1)
     other = jb.MultibodySystem()
