@@ -2,20 +2,21 @@
 
 Direct collocation on inverse dynamics, optimized with optax's L-BFGS and exact (reverse-mode) gradients:
 
-* decision variables: the 7 joint angles at N knots after the start (the start pose is fixed); each angle is
-  ``q = mid + (half - margin) tanh(z)``, a smooth reparametrization that keeps every knot strictly inside
-  the URDF joint limits (by ``margin`` rad);
-* velocities and accelerations at the knots are central differences of q (the robot is at rest at both
-  ends: mirrored ghost knots), and the joint torques are jaxbody's inverse dynamics at every knot
-  (``model.calc_residual_force_ignoring_constraints`` with gravity, one ``vmap`` over the knots), so the
-  transcribed equations of motion hold by construction;
-* cost: ``W_TAU h sum (tau / effort)^2`` (torque penalty, per-joint URDF effort limits) + a hinge penalty
-  where ``|tau| > effort`` + ``W_HIT sum |p_hand - target|^2`` at the two via-point knots and the last knot.
+* the joint trajectory q(t) is a uniform cubic B-spline (``build_problem``); each control point is
+  ``mid + (half - MARGIN) tanh(z)``, a smooth reparametrization that keeps it inside the URDF joint limits,
+  and a B-spline lies in the convex hull of its control points, so q(t) holds the limits at every instant;
+  the first three control points are the start pose and the last three a free end pose: at rest at both ends;
+* at equally spaced collocation points the joint torques are jaxbody's inverse dynamics of the spline's
+  (q, qdot, qddot) (``model.calc_residual_force_ignoring_constraints`` with gravity, one ``vmap`` over the
+  points), so the transcribed equations of motion hold by construction;
+* cost: ``W_TAU h sum (tau / effort)^2`` (torque penalty, per-joint URDF effort limits) + hinge penalties
+  where ``|tau| > effort`` or ``|u|`` exceeds the URDF velocity limit + ``W_HIT sum |p_hand - target|^2`` at
+  the two via-points' times and the end.
 
 The check of the dynamics is independent of the inverse dynamics used in the optimization: every interval
-is re-integrated from its start knot with jaxbody's RK4 (``jb.step_rk4``, forward dynamics by the
-articulated-body algorithm, the planned torques linearly interpolated) and compared with the next knot (the
-shooting defects); and the whole plan is replayed open loop from the start.
+between collocation points is re-integrated from its start with jaxbody's RK4 (``jb.step_rk4``, forward
+dynamics by the articulated-body algorithm, the planned torques linearly interpolated) and compared with the
+next point (the shooting defects).
 
 Run ``PYTHONPATH=. python3 examples/trajectory_optimization_panda.py`` from the repository root.
 """
@@ -96,6 +97,7 @@ def build_problem(imported, model, n_segments, n_knots):
     lower = jnp.array([imported.joint_limits[j][0] for j in ARM_JOINTS])
     upper = jnp.array([imported.joint_limits[j][1] for j in ARM_JOINTS])
     effort = jnp.array([87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0])  # N m, the URDF <limit effort>
+    speed_limit = jnp.array([2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61])  # rad/s, the URDF <limit velocity>
     mid, half = (lower + upper) / 2, (upper - lower) / 2 - MARGIN
     tcp = imported.frames["panda_hand_tcp"]  # the hand's tool point, a frame fixed on panda_link7
     hand, station = tcp.mobilized_body, jnp.asarray(tcp.X_BF.p)
@@ -137,6 +139,7 @@ def build_problem(imported, model, n_segments, n_knots):
         return dict(
             torque=W_TAU * h * jnp.sum(tau**2),
             torque_limit=W_LIMIT * h * jnp.sum(jax.nn.relu(jnp.abs(tau) - 1.0) ** 2),
+            speed_limit=W_LIMIT * h * jnp.sum(jax.nn.relu(jnp.abs(u) / speed_limit - 1.0) ** 2),
             hit=W_HIT * jnp.sum(hits**2),
         )
 
@@ -145,7 +148,7 @@ def build_problem(imported, model, n_segments, n_knots):
 
     z0 = jnp.tile(z_start, (n_segments - 2, 1))  # initial guess: stand still in the start pose
     return dict(cost=cost, terms=terms, trajectory=trajectory, torque=jax.vmap(torque), hand_position=hand_position,
-                z0=z0, h=h, times=times, effort=effort, lower=lower, upper=upper,
+                z0=z0, h=h, times=times, effort=effort, speed_limit=speed_limit, lower=lower, upper=upper,
                 hit_errors=hit_errors, targets=targets, state0=state0)
 
 
@@ -218,7 +221,7 @@ def main(small: bool = False) -> dict:
         defect_q_rad=check["defect_q"], defect_u_rad_s=check["defect_u"],
         max_torque_over_effort=float(np.max(np.abs(check["tau"]) / np.asarray(problem["effort"]))),
         min_limit_clearance_rad=float(jnp.min(jnp.minimum(q - problem["lower"], problem["upper"] - q))),
-        max_speed_rad_s=float(jnp.max(jnp.abs(u))), q=np.asarray(q), tau=check["tau"],
+        max_speed_over_limit=float(jnp.max(jnp.abs(u) / problem["speed_limit"])), q=np.asarray(q), tau=check["tau"],
         hand_path=check["hand_path"], h=problem["h"],
     )
 
@@ -229,4 +232,5 @@ if __name__ == "__main__":
     print(f"cost {r['cost_initial']:.4g} -> {r['cost_final']:.4g}")
     print("hand errors at via-point 1, via-point 2, target (mm):", np.round(1e3 * r["hit_errors_m"], 3))
     print(f"RK4 shooting defects: max |dq| {r['defect_q_rad']:.2e} rad, max |du| {r['defect_u_rad_s']:.2e} rad/s")
-    print(f"max |tau|/effort {r['max_torque_over_effort']:.3f}, min joint-limit clearance {r['min_limit_clearance_rad']:.4f} rad")
+    print(f"max |tau|/effort {r['max_torque_over_effort']:.3f}, max |u|/velocity limit {r['max_speed_over_limit']:.3f}, "
+          f"min joint-limit clearance {r['min_limit_clearance_rad']:.4f} rad")
