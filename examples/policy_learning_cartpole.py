@@ -145,7 +145,7 @@ def make_evaluator(model, n_steps):
 def main(small: bool = False) -> dict:
     """Train, then evaluate trained and untrained policies on held-out initial states; returns the numbers."""
     sizes = SIZES[bool(small)]
-    system, model, _, _ = build_cartpole()
+    _, model, _, _ = build_cartpole()
     policy, untrained, history, seconds = train(model, sizes, jax.random.PRNGKey(0))
     held_out = initial_states(jax.random.PRNGKey(1), sizes["eval_batch"])
     eval_steps = int(round(EVAL_SECONDS / DT))
