@@ -53,3 +53,13 @@ class MassAccumulator:
     def mass_properties(self) -> MassProperties:
         com = self.first_moment / self.mass if self.mass > 0 else np.zeros(3)
         return MassProperties(self.mass, com, Inertia.from_matrix(0.5 * (self.I_o + self.I_o.T)))
+
+
+def up_direction_against(gravity) -> str | None:
+    """The Ground axis opposite ``gravity`` (3,) as Simbody's up-direction text ("+z", "-y", ...), or None when
+    gravity is zero or not along a coordinate axis (then the System keeps its default, +y)."""
+    g = np.asarray(gravity, dtype=float)
+    axis = int(np.argmax(np.abs(g)))
+    if g[axis] == 0.0 or np.count_nonzero(g) != 1:
+        return None
+    return ("-" if g[axis] > 0 else "+") + "xyz"[axis]

@@ -40,7 +40,7 @@ from jaxbody._api.system import (
 )
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
-from jaxbody.io._frames import MassAccumulator, quaternion_matrix, rotation_taking
+from jaxbody.io._frames import MassAccumulator, quaternion_matrix, rotation_taking, up_direction_against
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_parts import add_equalities, mjcf_visuals, names
 
@@ -119,6 +119,8 @@ def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
     constraints = add_equalities(mujoco, m, matter, mobods, coordinates, joint_names)
     gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
+    if up_direction_against(gravity) is not None:  # pictures show the model upright
+        system.set_up_direction(up_direction_against(gravity))
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     if armature:

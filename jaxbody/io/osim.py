@@ -35,6 +35,7 @@ from jaxbody._api.system import (
 )
 from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody.errors import InvalidArgument, InvalidInertia
+from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.osim_joints import Coordinate, add_joint
@@ -156,7 +157,10 @@ def load_osim(path) -> ImportedOsim:
     matter = SimbodyMatterSubsystem(system)
     matter.set_use_euler_angles(True)
     forces = GeneralForceSubsystem(system)
-    gravity = Force.UniformGravity(forces, matter, numbers(doc, doc.root, "gravity", "Model", 3, default=DEFAULT_GRAVITY))
+    g = numbers(doc, doc.root, "gravity", "Model", 3, default=DEFAULT_GRAVITY)
+    gravity = Force.UniformGravity(forces, matter, g)
+    if up_direction_against(g) is not None:  # pictures show the model upright
+        system.set_up_direction(up_direction_against(g))
     body_elements = {f"/bodyset/{b.get('name')}": b for b in objects(doc, "BodySet") if b.tag == "Body"}
     rigid = {p: _rigid_body(doc, b) for p, b in body_elements.items()}
     mobods = {GROUND: matter.Ground()}

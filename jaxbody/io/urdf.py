@@ -37,7 +37,7 @@ from jaxbody._api.system import (
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
 from jaxbody.io import _xml
-from jaxbody.io._frames import MassAccumulator, rotation_taking
+from jaxbody.io._frames import MassAccumulator, rotation_taking, up_direction_against
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.urdf_parse import parse_urdf
 from jaxbody.io.urdf_visuals import urdf_visuals
@@ -126,6 +126,8 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     constraints = {f"mimic {j.name}": _add_mimic(matter, j, by_name, coordinates) for j in joints if j.mimic}
     gravity = np.asarray(gravity, dtype=float)
     Force.UniformGravity(forces, matter, gravity)
+    if up_direction_against(gravity) is not None:  # pictures show the model upright
+        system.set_up_direction(up_direction_against(gravity))
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
         constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},

@@ -156,3 +156,9 @@ def test_visuals_and_metadata():
     assert np.allclose(humanoid.joint_limits["knee_right"], np.radians([-160, 2]))
     assert humanoid.armature["knee_right"] == 0.01 and humanoid.damping["knee_right"] == 0.2
     assert np.array_equal(humanoid.gravity, [0, 0, -9.81])
+
+
+def test_up_direction_is_against_gravity():
+    """MuJoCo's gravity (0, 0, -9.81) makes +z the System's up direction, so pictures show the model upright."""
+    robot = jb.io.load_mjcf('<mujoco><worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>')
+    np.testing.assert_array_equal(robot.system.get_up_direction(), (0, 0, 1))

@@ -144,3 +144,14 @@ def test_imported_robot_under_jit_vmap_grad(ur5):
         return jnp.dot(weights, udot(q, jnp.asarray(us[0])))
 
     assert_grad_matches_fd(f, jnp.asarray(qs[0]), 1e-6, 1e-6, "d(w . udot)/dq", grad=jax.jit(jax.grad(f))(jnp.asarray(qs[0])))
+
+
+@pytest.mark.parametrize("gravity, up", [((0, 0, -9.81), (0, 0, 1)), ((0, -9.81, 0), (0, 1, 0)), ((9.81, 0, 0), (-1, 0, 0)),
+                                         ((0, 0, 0), (0, 1, 0)), ((1.0, 0, -9.0), (0, 1, 0))])
+def test_up_direction_is_against_gravity(gravity, up):
+    """Pictures show an imported robot upright: the System's up direction is opposite an axis-aligned gravity
+    (URDF's default -z gives +z); zero or oblique gravity keeps Simbody's default +y."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = jb.io.load_urdf(chain_urdf(), gravity=gravity)
+    np.testing.assert_array_equal(robot.system.get_up_direction(), up)
