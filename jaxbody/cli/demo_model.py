@@ -38,16 +38,12 @@ def load_model(path):
     return getattr(io, LOADERS[suffix])(str(path))
 
 
-def set_view_hints(system, model, gravity=None):
-    """Visualization hints for an imported model: "up" opposite ``gravity`` (3,) when given (URDF and MJCF
-    models are z-up), and a default length scale of a quarter of the bodies' reach from Ground's origin
-    (the default body frames are half that long), so frames fit the model."""
+def set_view_hints(system, model):
+    """Visualization hint for an imported model (the importers already set "up" opposite gravity): a default
+    length scale of a quarter of the bodies' reach from Ground's origin (the default body frames are half that
+    long), so frames fit the model."""
     import jaxbody as jb
 
-    if gravity is not None and np.shape(gravity) == (3,) and np.any(np.asarray(gravity) != 0):
-        g = np.asarray(gravity, dtype=float)
-        axis = int(np.argmax(np.abs(g)))
-        system.set_up_direction(("-" if g[axis] > 0 else "+") + "xyz"[axis])
     p_GB = np.asarray(model.realize(model.default_state(), jb.Stage.Position).position.p_GB)
     system.set_default_length_scale(max(float(np.max(np.linalg.norm(p_GB, axis=1))), 0.1) / 4)
 
@@ -71,8 +67,8 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
 
     ``imported`` is a ``jaxbody.io`` import record before ``realize_topology()``: ``.system``, ``.bodies``,
     ``.visuals`` (see ``jaxbody.viz.visuals``; those that cannot be drawn are skipped with a warning;
-    ``cylinder_axis`` "y" for OpenSim's, "z" for URDF's and MJCF's) and optionally ``.gravity`` (3,), which
-    sets the up direction (``set_view_hints``). ``steps`` is rounded down to a multiple of the save interval
+    ``cylinder_axis`` "y" for OpenSim's, "z" for URDF's and MJCF's); the importer has set the up direction.
+    ``steps`` is rounded down to a multiple of the save interval
     ``steps // n_frames``; the animation has one frame per saved sample. Enables float64.
     """
     import jax
@@ -86,7 +82,7 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
                                                cylinder_axis=cylinder_axis, on_error="warn")
     system = imported.system
     model = system.realize_topology()
-    set_view_hints(system, model, getattr(imported, "gravity", None))
+    set_view_hints(system, model)
     save_every = max(1, steps // max(1, n_frames))
     steps = (steps // save_every) * save_every
     states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed)

@@ -40,7 +40,12 @@ from jaxbody._api.system import (
 )
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
-from jaxbody.io._frames import MassAccumulator, quaternion_matrix, rotation_taking, up_direction_against
+from jaxbody.io._frames import (
+    MassAccumulator,
+    quaternion_matrix,
+    rotation_taking,
+    up_direction_against,
+)
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_parts import add_equalities, mjcf_visuals, names
 
