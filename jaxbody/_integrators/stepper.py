@@ -3,13 +3,14 @@
 One step attempt (``_attempt``) is Simbody's takeOneStep iteration: choose t1 (never past the next report,
 scheduled event or final time), run the method, skip projection if the error is already beyond
 ``2^p accuracy``, else project q then u with the error estimate (attemptDAEStep), compute the weighted error
-norm, adjust h; an accepted step then detects triggered events, localizes them, and fires triggered and
-scheduled handlers/reporters. ``step_to`` repeats attempts in one ``lax.while_loop`` (each lane of a vmap
-stops on its own; finished lanes wait) bounded by ``internal_step_limit``; with ``differentiable=True`` the
-loop is a ``lax.scan`` of that length whose iterations are ``jax.checkpoint``-ed (reverse mode, memory
-bounded by the limit), skipping finished iterations with ``lax.cond``. Step sizes and accept/reject
-decisions carry no gradient (the derivative is that of the discrete map with the step sequence held fixed);
-event times carry the implicit-function derivative.
+norm, adjust h (ExplicitEuler: always project, then Simbody's estimate from the projected ydot); an accepted
+step then detects triggered events, localizes them, and fires triggered and scheduled handlers/reporters, then
+the TimeAdvanced handlers when the system has time-advanced events. ``step_to`` repeats attempts in one
+``lax.while_loop`` (each lane of a vmap stops on its own; finished lanes wait) bounded by
+``internal_step_limit``; with ``differentiable=True`` the loop is a ``lax.scan`` of that length whose
+iterations are ``jax.checkpoint``-ed (reverse mode, memory bounded by the limit), skipping finished
+iterations with ``lax.cond``. Step sizes and accept/reject decisions carry no gradient (the derivative is that
+of the discrete map with the step sequence held fixed); event times carry the implicit-function derivative.
 """
 
 from __future__ import annotations
@@ -112,23 +113,23 @@ class TimeStepper(eqx.Module):
         y1, err, n_evals = method.attempt(model, s0, t0, y0, f0, t1 - t0, settings)
         s1 = with_y(s0, t1, y1)
         opts = control.projection_options(settings)
-        if method.error_order is None or settings.fixed_step_size is not None:
+        controlled = method.error_order is not None and settings.fixed_step_size is None
+        if not controlled or method.error_from_projected_ydot:
             s1, _, ok, n_proj = control.project_with_error(model, s1, jnp.zeros_like(err), opts)
             h_new, accepted, failed = h, jnp.ones((), bool), ~ok
         else:
-            p, acc = method.error_order, settings.accuracy
             norm = control.calc_error_norm(model, s0, y0, y1, err, settings.use_infinity_norm)
-            try_project = norm <= 2.0**p * acc
+            try_project = norm <= 2.0**method.error_order * settings.accuracy
             s1p, err_p, ok, n_proj = control.project_with_error(model, s1, err, opts)
             s1, err = _where(try_project, s1p, s1), jnp.where(try_project, err_p, err)
             n_proj = jnp.where(try_project, n_proj, 0)
-            norm = control.calc_error_norm(model, s0, y0, join_y(s1), err, settings.use_infinity_norm)
-            h_new, accepted = control.adjust_step_size(h, norm, p, acc, limited, settings.step_bounds)
-            failed = try_project & ~ok
-            h_new = jnp.where(failed, 0.5 * h, h_new)
-            accepted = accepted & ~failed
-        h_new, accepted = jax.lax.stop_gradient((h_new, accepted))
+            h_new, accepted, failed = self._adjust(s0, y0, join_y(s1), err, h, limited, try_project & ~ok)
         f1, r1 = realize_ydot(model, s1)
+        if controlled and method.error_from_projected_ydot:
+            # Simbody's ExplicitEuler: the unprojected y1 against the explicit trapezoid with the projected ydot1.
+            err = y1 - (y0 + (t1 - t0) / 2 * (f0 + f1))
+            h_new, accepted, failed = self._adjust(s0, y0, join_y(r1), err, h, limited, ~ok)
+        h_new, accepted = jax.lax.stop_gradient((h_new, accepted))
         y1 = join_y(r1)
         stats = run.stats
         stats = IntegratorStats(
@@ -142,6 +143,13 @@ class TimeStepper(eqx.Module):
         if event_step.triggered_items(items) or event_step.scheduled_items(items) or self.time_advanced_events:
             new = self._events_after_step(new, run, r1, sched_times, accepted)
         return _where(accepted, new, eqx.tree_at(lambda r: (r.h, r.stats), run, (h_new, stats)))
+
+    def _adjust(self, s0, y0, y1, err, h, limited, failed):
+        """(h_new, accepted, failed): Simbody's error norm and step-size rule; a failed projection halves h."""
+        settings, p = self.integrator.settings, self.integrator.method.error_order
+        norm = control.calc_error_norm(self.integrator.model, s0, y0, y1, err, settings.use_infinity_norm)
+        h_new, accepted = control.adjust_step_size(h, norm, p, settings.accuracy, limited, settings.step_bounds)
+        return jnp.where(failed, 0.5 * h, h_new), accepted & ~failed, failed
 
     def _events_after_step(self, new: IntegratorRun, old: IntegratorRun, r1, sched_times, accepted):
         """Detect, localize and fire events on the accepted step old.state -> new.state (r1 realized)."""
