@@ -68,10 +68,12 @@ from jaxbody._dynamics.parameters import replace_parameters as replace_parameter
 from jaxbody._dynamics.singularities import SingularityReport as SingularityReport
 from jaxbody._dynamics.singularities import check_singularities as check_singularities
 from jaxbody._dynamics.state import State as State
+from jaxbody._integrators.events import InitializationEventHandler as InitializationEventHandler
 from jaxbody._integrators.events import PeriodicEventHandler as PeriodicEventHandler
 from jaxbody._integrators.events import PeriodicEventReporter as PeriodicEventReporter
 from jaxbody._integrators.events import ScheduledEventHandler as ScheduledEventHandler
 from jaxbody._integrators.events import ScheduledEventReporter as ScheduledEventReporter
+from jaxbody._integrators.events import TimeAdvancedEventHandler as TimeAdvancedEventHandler
 from jaxbody._integrators.events import TriggeredEventHandler as TriggeredEventHandler
 from jaxbody._integrators.events import TriggeredEventReporter as TriggeredEventReporter
 from jaxbody._integrators.fixed_step import simulate as simulate

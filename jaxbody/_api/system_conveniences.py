@@ -44,7 +44,8 @@ _project_u = entry_point(projection.project_u, "System.project_u")
 
 
 class SystemConveniences:
-    """Mixed into MultibodySystem; needs ``realize_topology()`` from it."""
+    """Mixed into MultibodySystem; needs ``realize_topology()`` from it and ``_reset_event_counters()`` from
+    SystemEvents."""
 
     def __init__(self):
         self._up_direction = (1, 1)  # (axis, sign): Simbody's default YAxis
@@ -208,6 +209,7 @@ class SystemConveniences:
         self._num_failed_project_calls = {"q": 0, "u": 0}
         self._num_projections = {"q": 0, "u": 0}
         self._num_error_estimate_projections = {"q": 0, "u": 0}
+        self._reset_event_counters()  # SystemEvents' handleEvents/reportEvents counters
 
     def get_num_realize_calls(self) -> int:
         """Calls (or traces) of ``system.realize``."""

@@ -28,7 +28,7 @@ def triggered_items(items):
 
 
 def scheduled_items(items):
-    return [it for it in items if not ev.is_triggered(it)]
+    return [it for it in items if ev.is_scheduled(it)]
 
 
 def witnesses(items, model, realized):
@@ -131,46 +131,98 @@ def init_record(items, model, realized, max_reports: int) -> EventRecord:
             continue
         shape = jax.eval_shape(lambda s, it=it: it.report(model, s), realized)
         reports.append(jax.tree_util.tree_map(lambda x: jnp.zeros((max_reports,) + x.shape, x.dtype), shape))
+    zero = jnp.zeros((), jnp.int32)
     return EventRecord(count=jnp.zeros((n,), jnp.int32), first_time=jnp.full((n,), jnp.inf, dtype),
                        last_time=jnp.full((n,), -jnp.inf, dtype), report_times=jnp.zeros((n, max_reports), dtype),
-                       reports=tuple(reports))
+                       reports=tuple(reports), handle_event_calls=zero, report_event_calls=zero,
+                       calls_that_changed_stage=jnp.zeros((NUM_STAGE_SLOTS,), jnp.int32))
 
 
-def fire(items, model, realized, fired, t_event, record: EventRecord):
-    """Apply every fired handler (in the order added) and record every fired item.
+#: Slots of ``EventRecord.calls_that_changed_stage``: one per Stage, then Simbody's Stage::Infinity (no change).
+NUM_STAGE_SLOTS = len(Stage) + 1
+NO_CHANGE = len(Stage)
+# The Stage each State field belongs to: the lowest cache its setter drops (jaxbody._dynamics.state).
+_FIELD_STAGES = (
+    ("constraint_enabled", Stage.Instance), ("lock_level", Stage.Instance), ("lock_q", Stage.Instance),
+    ("lock_u", Stage.Instance), ("motion_enabled", Stage.Instance), ("t", Stage.Time), ("q", Stage.Position),
+    ("u", Stage.Velocity), ("z", Stage.Dynamics), ("mobility_forces", Stage.Dynamics),
+    ("body_forces", Stage.Dynamics), ("force_enabled", Stage.Dynamics))
 
-    Returns (state (caches dropped), terminate, record, any handler fired). Each handler sees the state
-    left by the previous ones, realized to Acceleration.
+
+def lowest_modified_stage(before, after):
+    """int32: the lowest Stage whose State variables differ between two States (Simbody's
+    getLowestSystemStageDifference), or NO_CHANGE. Traceable (per lane under vmap)."""
+    lowest = jnp.asarray(NO_CHANGE, jnp.int32)
+    for name, stage in reversed(_FIELD_STAGES):
+        differs = jnp.any(getattr(before, name) != getattr(after, name))
+        lowest = jnp.where(differs, jnp.int32(int(stage)), lowest)
+    return lowest
+
+
+GENERIC_CAUSES = ("Initialization", "TimeAdvanced")
+
+
+def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("Triggered", "Scheduled"),
+         generic_call=False):
+    """Apply every fired handler and record every fired item, cause by cause in the order of ``causes``
+    (Triggered, Scheduled, then a generic cause), within a cause in the order added, each handler seeing the
+    state the previous ones left, realized to Acceleration. Counts Simbody's event counters: one handleEvents
+    call per triggered/scheduled cause with a fired item, and one for a generic cause when ``generic_call``
+    (bool; Simbody calls it even without handlers), each at the lowest stage that call modified; one
+    reportEvents call when scheduled reporters fired.
+
+    Returns (state (caches dropped), terminate, record, any handler fired).
     """
     state = realized
     terminate = jnp.zeros((), bool)
     changed = jnp.zeros((), bool)
     count, first, last = record.count, record.first_time, record.last_time
     times, reports = record.report_times, list(record.reports)
-    for i, it in enumerate(items):
-        f = fired[i]
-        current = model.realize(state, Stage.Acceleration)
-        if ev.is_handler(it):
-            new, term = ev.apply_handler(it, model, current)
-            new = new.set_time(new.t)
-            state = jax.tree_util.tree_map(lambda a, b, f=f: jnp.where(f, a, b), new, state.set_time(state.t))
-            terminate = terminate | (f & term)
-            changed = changed | f
+    n_handle, n_report, by_stage = record.handle_event_calls, record.report_event_calls, record.calls_that_changed_stage
+    for cause in causes:
+        group = [i for i, it in enumerate(items) if ev.cause_of(it) == cause]
+        group_start = state
+        handler_fired = jnp.zeros((), bool)
+        report_fired = jnp.zeros((), bool)
+        for i in group:
+            it, f = items[i], fired[i]
+            current = model.realize(state, Stage.Acceleration)
+            if ev.is_handler(it):
+                new, term = ev.apply_handler(it, model, current)
+                new = new.set_time(new.t)
+                state = jax.tree_util.tree_map(lambda a, b, f=f: jnp.where(f, a, b), new, state.set_time(state.t))
+                terminate = terminate | (f & term)
+                changed = changed | f
+                handler_fired = handler_fired | f
+            else:
+                slot = jnp.minimum(count[i], times.shape[1] - 1)
+                value = it.report(model, current)
+                keep = f & (count[i] < times.shape[1])
+                reports[i] = jax.tree_util.tree_map(
+                    lambda buf, v, keep=keep, slot=slot: buf.at[slot].set(jnp.where(keep, v, buf[slot])), reports[i],
+                    value)
+                times = times.at[i, slot].set(jnp.where(keep, t_event, times[i, slot]))
+                report_fired = report_fired | f
+            count = count.at[i].add(f.astype(jnp.int32))
+            first = first.at[i].set(jnp.where(f & ~jnp.isfinite(first[i]), t_event, first[i]))
+            last = last.at[i].set(jnp.where(f, t_event, last[i]))
+        # Simbody: triggered reporters run inside the Triggered handleEvents call, scheduled ones in reportEvents.
+        if cause in GENERIC_CAUSES:
+            called = jnp.asarray(generic_call, bool)
         else:
-            slot = jnp.minimum(count[i], times.shape[1] - 1)
-            value = it.report(model, current)
-            keep = f & (count[i] < times.shape[1])
-            reports[i] = jax.tree_util.tree_map(
-                lambda buf, v, keep=keep, slot=slot: buf.at[slot].set(jnp.where(keep, v, buf[slot])), reports[i], value)
-            times = times.at[i, slot].set(jnp.where(f & (count[i] < times.shape[1]), t_event, times[i, slot]))
-        count = count.at[i].add(f.astype(jnp.int32))
-        first = first.at[i].set(jnp.where(f & ~jnp.isfinite(first[i]), t_event, first[i]))
-        last = last.at[i].set(jnp.where(f, t_event, last[i]))
-    record = EventRecord(count=count, first_time=first, last_time=last, report_times=times, reports=tuple(reports))
+            called = handler_fired | (report_fired & (cause == "Triggered"))
+        n_handle = n_handle + called
+        by_stage = by_stage.at[lowest_modified_stage(group_start, state)].add(called.astype(jnp.int32))
+        if cause == "Scheduled":
+            n_report = n_report + report_fired
+            by_stage = by_stage.at[int(Stage.Report)].add(report_fired.astype(jnp.int32))
+    record = EventRecord(count=count, first_time=first, last_time=last, report_times=times, reports=tuple(reports),
+                         handle_event_calls=n_handle, report_event_calls=n_report, calls_that_changed_stage=by_stage)
     return state.set_time(state.t), terminate, record, changed
 
 
 __all__ = [
+    "GENERIC_CAUSES", "NO_CHANGE", "NUM_STAGE_SLOTS", "lowest_modified_stage",
     "detect", "event_time_with_derivative", "fire", "init_record", "localize", "next_scheduled_times",
     "scheduled_items", "triggered_items", "witnesses",
 ]

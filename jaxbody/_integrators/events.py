@@ -4,6 +4,9 @@ A handler returns a modified State, or ``(State, terminate)``; a reporter return
 reports), which the stepper records per lane. Triggered items have a witness ``w(model, state)`` (scalar,
 state realized to Acceleration) and fire on its sign changes; scheduled items fire at times they compute
 from the state (strictly after the state's time; periodic ones at exact multiples ``k * interval``).
+Cause handlers run on one of Simbody's generic causes instead: ``InitializationEventHandler`` when a TimeStepper
+initializes, ``TimeAdvancedEventHandler`` after every successful step of a system with time-advanced events
+(``system.set_has_time_advanced_events(True)``); Simbody delivers these causes to its subsystems' handleEvents.
 """
 
 from __future__ import annotations
@@ -135,12 +138,59 @@ def _interval(interval, name):
     return float(interval)
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class _CauseHandler:
+    handle: Callable
+    name: str = ""
+    cause = ""
+
+    def __post_init__(self):
+        _check_handler(self.handle, self.label, "handle")
+
+    @property
+    def label(self) -> str:
+        return self.name or type(self).__name__
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class InitializationEventHandler(_CauseHandler):
+    """``handle(model, state) -> State or (State, terminate)`` once, in ``TimeStepper.initialize`` after the
+    initial projection (Simbody's Initialization cause; as in Simbody the state is not re-projected after it).
+    A termination request makes the run start terminated (Simbody throws)."""
+
+    cause = "Initialization"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class TimeAdvancedEventHandler(_CauseHandler):
+    """``handle(model, state) -> State or (State, terminate)`` after every accepted step (after that step's
+    triggered and scheduled handlers) when the system has time-advanced events (Simbody's TimeAdvanced cause);
+    the stepper re-projects q and u if it ran."""
+
+    cause = "TimeAdvanced"
+
+
+EVENT_ITEM_TYPES = (TriggeredEventHandler, TriggeredEventReporter, ScheduledEventHandler, ScheduledEventReporter,
+                    InitializationEventHandler, TimeAdvancedEventHandler)
+
+
 def is_handler(item) -> bool:
-    return isinstance(item, (TriggeredEventHandler, ScheduledEventHandler))
+    return isinstance(item, (TriggeredEventHandler, ScheduledEventHandler, _CauseHandler))
 
 
 def is_triggered(item) -> bool:
     return isinstance(item, _Triggered)
+
+
+def is_scheduled(item) -> bool:
+    return isinstance(item, _Scheduled)
+
+
+def cause_of(item) -> str:
+    """The event cause under which an item runs: Triggered, Scheduled, Initialization or TimeAdvanced."""
+    if isinstance(item, _CauseHandler):
+        return item.cause
+    return "Triggered" if is_triggered(item) else "Scheduled"
 
 
 def apply_handler(item, model, state):
@@ -162,6 +212,7 @@ def transitions(w0, w1, rising, falling):
 
 
 __all__ = [
+    "EVENT_ITEM_TYPES", "InitializationEventHandler", "TimeAdvancedEventHandler", "cause_of", "is_scheduled",
     "PeriodicEventHandler", "PeriodicEventReporter", "ScheduledEventHandler", "ScheduledEventReporter",
     "TriggeredEventHandler", "TriggeredEventReporter", "apply_handler", "is_handler", "is_triggered", "transitions",
 ]

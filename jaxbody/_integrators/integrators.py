@@ -21,13 +21,16 @@ from jaxbody.errors import InvalidArgument
 @dataclasses.dataclass(frozen=True)
 class Method:
     """name: Simbody's; order: of the propagated solution; error_order: p of the error estimate (None: fixed
-    step, no error control); attempt(model, base, t0, y0, f0, h, settings) -> (y1, err, stage evaluations)."""
+    step, no error control); attempt(model, base, t0, y0, f0, h, settings) -> (y1, err, stage evaluations).
+    error_from_projected_ydot: Simbody's ExplicitEuler step: always project (no error estimate projected), then
+    ``err = y1 - (y0 + h/2 (ydot0 + ydot1))`` with ydot1 at the projected y1 (the stepper computes it)."""
 
     name: str
     order: int
     error_order: int | None
     attempt: Callable
     linear_interpolation: bool = False
+    error_from_projected_ydot: bool = False
 
 
 def _rk(tableau):
@@ -47,7 +50,8 @@ def _verlet(model, base, t0, y0, f0, h, settings):
 
 
 METHODS = {
-    "ExplicitEuler": Method("ExplicitEuler", 1, 2, _rk(methods.EXPLICIT_EULER), linear_interpolation=True),
+    "ExplicitEuler": Method("ExplicitEuler", 1, 2, _plain(methods.explicit_euler_attempt), linear_interpolation=True,
+                            error_from_projected_ydot=True),
     "RungeKutta2": Method("RungeKutta2", 2, 2, _rk(methods.RUNGE_KUTTA_2)),
     "RungeKutta3": Method("RungeKutta3", 3, 3, _rk(methods.RUNGE_KUTTA_3)),
     "RungeKutta": Method("RungeKutta", 4, None, _rk(methods.RUNGE_KUTTA_4)),

@@ -62,8 +62,6 @@ def _t(rows):
     return tuple(tuple(float(x) for x in r) for r in rows)
 
 
-EXPLICIT_EULER = Tableau(  # f1 = f(t1, y1) only for the trapezoid estimate y1 - (y0 + h/2 (f0 + f1))
-    a=_t([[0, 0], [1, 0]]), b=(1.0, 0.0), c=(0.0, 1.0), e=(0.5, -0.5))
 RUNGE_KUTTA_2 = Tableau(a=_t([[0, 0], [1, 0]]), b=(0.5, 0.5), c=(0.0, 1.0), e=(0.5, -0.5))
 RUNGE_KUTTA_3 = Tableau(a=_t([[0, 0, 0], [0.5, 0, 0], [-1, 2, 0]]), b=(1 / 6, 4 / 6, 1 / 6), c=(0.0, 0.5, 1.0),
                         e=(1 / 6, -1 / 3, 1 / 6))
@@ -104,6 +102,12 @@ def rk_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
     return y1, err, s - 1
 
 
+def explicit_euler_attempt(model, base: State, t0, y0, f0, h):
+    """y1 = y0 + h f0, no stage evaluation; the error estimate is the stepper's (it needs ydot at the projected
+    y1: Method.error_from_projected_ydot)."""
+    return y0 + h * f0, jnp.zeros_like(y0), 0
+
+
 def _semi_explicit_euler(model, base: State, t0, y0, f0, h):
     """u1 = u0 + h udot0, z1 = z0 + h zdot0, q1 = q0 + h N(q0) u1 (udot0 from f0): no new stage evaluation."""
     q0, u0, z0 = split_y(base, y0)
@@ -133,17 +137,14 @@ VERLET_ITERATIONS = 10
 
 def verlet_attempt(model, base: State, t0, y0, f0, h, accuracy):
     """Simbody's Verlet: q1 = q0 + h qdot0 + h^2/2 qdotdot0; u1 by functional iteration of the trapezoid rule
-    (at most 10 iterations, tolerance min(1e-4, 0.1 accuracy)); errors: q trapezoid vs Verlet, u explicit Euler
-    vs trapezoid (p = 3). The stepper projects q and u afterwards as for the other methods."""
+    (at most 10 iterations, tolerance min(1e-4, 0.1 accuracy); a fori_loop, so reverse mode works); errors:
+    q trapezoid vs Verlet, u explicit Euler vs trapezoid (p = 3). The stepper projects q and u afterwards as
+    for the other methods."""
     q0, u0, z0 = split_y(base, y0)
     qdot0, udot0, zdot0 = split_y(base, f0)
     s0 = model.realize(model.prescribe(with_y(base, t0, y0)), Stage.Acceleration)
     q1 = q0 + h * qdot0 + h * h / 2 * s0.acceleration.qdotdot
     tol = min(1e-4, 0.1 * accuracy)
-
-    def cond(c):
-        _, _, it, change = c
-        return (it < VERLET_ITERATIONS) & (change > tol)
 
     def body(c):
         u1, z1, it, _ = c
@@ -154,8 +155,11 @@ def verlet_attempt(model, base: State, t0, y0, f0, h, accuracy):
         change = jnp.max(jnp.abs(u_new - u1) / scale, initial=0.0)
         return u_new, z_new, it + 1, change
 
+    def bounded(_, c):  # a fixed trip count (reverse-differentiable); converged iterations are skipped
+        return jax.lax.cond(c[3] > tol, body, lambda c: c, c)
+
     init = (u0 + h * udot0, z0 + h * zdot0, jnp.zeros((), jnp.int32), jnp.asarray(jnp.inf, y0.dtype))
-    u1, z1, iterations, _ = jax.lax.while_loop(cond, body, init)
+    u1, z1, iterations, _ = jax.lax.fori_loop(0, VERLET_ITERATIONS, bounded, init)
     y1 = jnp.concatenate([q1, u1, z1])
     f1 = calc_ydot(model, base, t0 + h, y1)
     qdot1 = split_y(base, f1)[0]
@@ -165,7 +169,6 @@ def verlet_attempt(model, base: State, t0, y0, f0, h, accuracy):
 
 
 __all__ = [
-    "EXPLICIT_EULER",
     "RUNGE_KUTTA_2",
     "RUNGE_KUTTA_3",
     "RUNGE_KUTTA_4",
@@ -173,6 +176,7 @@ __all__ = [
     "RUNGE_KUTTA_MERSON",
     "Tableau",
     "calc_ydot",
+    "explicit_euler_attempt",
     "join_y",
     "realize_ydot",
     "rk_attempt",

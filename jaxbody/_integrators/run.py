@@ -34,13 +34,23 @@ class IntegratorStats(eqx.Module):
 class EventRecord(eqx.Module):
     """Per event item (handlers and reporters, in the order added): ``count`` (n,) int32 firings,
     ``first_time`` / ``last_time`` (n,) s (inf / -inf before any); ``reports``: per item, a reporter's values
-    (leading axis max_reports, entries past count are zeros) or None; ``report_times`` (n, max_reports)."""
+    (leading axis max_reports, entries past count are zeros) or None; ``report_times`` (n, max_reports).
+
+    Simbody's System event counters for this run (int32, per lane): ``handle_event_calls`` (the stepper's
+    handleEvents calls: one at initialize, one per cause whose handlers fired on a step),
+    ``report_event_calls`` (steps on which scheduled reporters fired), ``calls_that_changed_stage``
+    (len(Stage) + 1,): per handleEvents call, +1 at the lowest Stage its handlers modified (the last slot,
+    Simbody's Stage::Infinity: nothing changed); every reportEvents call counts at Stage.Report.
+    """
 
     count: jnp.ndarray
     first_time: jnp.ndarray
     last_time: jnp.ndarray
     report_times: jnp.ndarray
     reports: tuple
+    handle_event_calls: jnp.ndarray
+    report_event_calls: jnp.ndarray
+    calls_that_changed_stage: jnp.ndarray
 
 
 class IntegratorRun(eqx.Module):

@@ -3,13 +3,14 @@
 One step attempt (``_attempt``) is Simbody's takeOneStep iteration: choose t1 (never past the next report,
 scheduled event or final time), run the method, skip projection if the error is already beyond
 ``2^p accuracy``, else project q then u with the error estimate (attemptDAEStep), compute the weighted error
-norm, adjust h; an accepted step then detects triggered events, localizes them, and fires triggered and
-scheduled handlers/reporters. ``step_to`` repeats attempts in one ``lax.while_loop`` (each lane of a vmap
-stops on its own; finished lanes wait) bounded by ``internal_step_limit``; with ``differentiable=True`` the
-loop is a ``lax.scan`` of that length whose iterations are ``jax.checkpoint``-ed (reverse mode, memory
-bounded by the limit), skipping finished iterations with ``lax.cond``. Step sizes and accept/reject
-decisions carry no gradient (the derivative is that of the discrete map with the step sequence held fixed);
-event times carry the implicit-function derivative.
+norm, adjust h (ExplicitEuler: always project, then Simbody's estimate from the projected ydot); an accepted
+step then detects triggered events, localizes them, and fires triggered and scheduled handlers/reporters, then
+the TimeAdvanced handlers when the system has time-advanced events. ``step_to`` repeats attempts in one
+``lax.while_loop`` (each lane of a vmap stops on its own; finished lanes wait) bounded by
+``internal_step_limit``; with ``differentiable=True`` the loop is a ``lax.scan`` of that length whose
+iterations are ``jax.checkpoint``-ed (reverse mode, memory bounded by the limit), skipping finished
+iterations with ``lax.cond``. Step sizes and accept/reject decisions carry no gradient (the derivative is that
+of the discrete map with the step sequence held fixed); event times carry the implicit-function derivative.
 """
 
 from __future__ import annotations
@@ -33,50 +34,66 @@ def _where(c, a, b):
 
 
 class TimeStepper(eqx.Module):
-    """``TimeStepper(system_or_integrator_owner, integrator, events=None, max_reports=64, differentiable=False)``.
+    """``TimeStepper(system_or_model, integrator, events=None, max_reports=64, differentiable=False,
+    time_advanced_events=None)``.
 
     events: handlers/reporters (default: the system's, ``system.add_event_handler``). max_reports: buffer
-    length per reporter. All methods are pure, jit/vmap-able, and return new IntegratorRun values.
+    length per reporter. time_advanced_events: run TimeAdvanced handlers (and count a handleEvents call) after
+    every accepted step; default: the system's ``has_time_advanced_events()`` (False for a Model), read here
+    as Simbody's Integrator reads it at initialize. All methods are pure, jit/vmap-able, and return new
+    IntegratorRun values.
     """
 
     integrator: Integrator
     events: tuple = eqx.field(static=True)
     max_reports: int = eqx.field(static=True)
     differentiable: bool = eqx.field(static=True)
+    time_advanced_events: bool = eqx.field(static=True)
 
-    def __init__(self, system, integrator: Integrator, events=None, max_reports: int = 64, differentiable=False):
+    def __init__(self, system, integrator: Integrator, events=None, max_reports: int = 64, differentiable=False,
+                 time_advanced_events=None):
         if not isinstance(integrator, Integrator):
             raise InvalidArgument(f"TimeStepper needs a jb integrator, got {type(integrator).__name__}")
         if events is None:
             events = tuple(system.get_event_handlers()) if hasattr(system, "get_event_handlers") else ()
         for item in events:
-            if not isinstance(item, (ev.TriggeredEventHandler, ev.TriggeredEventReporter, ev.ScheduledEventHandler,
-                                     ev.ScheduledEventReporter)):
+            if not isinstance(item, ev.EVENT_ITEM_TYPES):
                 raise InvalidArgument(f"TimeStepper: {item!r} is not an event handler or reporter")
+        if time_advanced_events is None:
+            time_advanced_events = system.has_time_advanced_events() if hasattr(system, "has_time_advanced_events") \
+                else False
         self.integrator = integrator
         self.events = tuple(events)
         self.max_reports = int(max_reports)
         self.differentiable = bool(differentiable)
+        self.time_advanced_events = bool(time_advanced_events)
 
     # -- initialize --------------------------------------------------------------------------------------
 
     def initialize(self, state: State) -> IntegratorRun:
-        """Prescribe and project q and u (ForceProjection, not local, accuracy = constraint tolerance), realize
-        Acceleration; the run starts at ``state.t`` with the initial step size and zeroed statistics."""
-        model, settings = self.integrator.model, self.integrator.settings
+        """Prescribe and project q and u (ForceProjection, not local, accuracy = constraint tolerance), call
+        the Initialization handlers (Simbody's handleEvents(Initialization), counted even without handlers),
+        realize Acceleration; the run starts at ``state.t`` with the initial step size and zeroed statistics."""
+        model, settings, items = self.integrator.model, self.integrator.settings, self.events
         model._check_state(state, "TimeStepper.initialize")
         state = state.set_time(state.t)
         opts = control.projection_options(settings, local=False, force=True)
         state, _, _, _ = control.project_with_error(model, state, jnp.zeros_like(join_y(state)), opts)
         ydot, realized = realize_ydot(model, state)
+        record = event_step.init_record(items, model, realized, self.max_reports)
+        init_mask = np.array([ev.cause_of(it) == "Initialization" for it in items], bool)
+        state, terminate, record, _ = event_step.fire(
+            items, model, realized, jnp.asarray(init_mask), state.t, record, causes=("Initialization",),
+            generic_call=True)
+        if init_mask.any():
+            ydot, realized = realize_ydot(model, state)
         state = realized.set_time(realized.t)
         stats = IntegratorStats.zeros()
         stats = eqx.tree_at(lambda s: s.realizations, stats, jnp.ones((), jnp.int32))
         return IntegratorRun(
             state=state, ydot=ydot, h=jnp.asarray(settings.initial_step_in_use, ydot.dtype), t_prev=state.t,
-            y_prev=join_y(state), ydot_prev=ydot, witness=event_step.witnesses(self.events, model, realized),
-            terminated=jnp.zeros((), bool), stats=stats,
-            events=event_step.init_record(self.events, model, realized, self.max_reports))
+            y_prev=join_y(state), ydot_prev=ydot, witness=event_step.witnesses(items, model, realized),
+            terminated=terminate, stats=stats, events=record)
 
     # -- one attempt -------------------------------------------------------------------------------------
 
@@ -96,23 +113,23 @@ class TimeStepper(eqx.Module):
         y1, err, n_evals = method.attempt(model, s0, t0, y0, f0, t1 - t0, settings)
         s1 = with_y(s0, t1, y1)
         opts = control.projection_options(settings)
-        if method.error_order is None or settings.fixed_step_size is not None:
+        controlled = method.error_order is not None and settings.fixed_step_size is None
+        if not controlled or method.error_from_projected_ydot:
             s1, _, ok, n_proj = control.project_with_error(model, s1, jnp.zeros_like(err), opts)
             h_new, accepted, failed = h, jnp.ones((), bool), ~ok
         else:
-            p, acc = method.error_order, settings.accuracy
             norm = control.calc_error_norm(model, s0, y0, y1, err, settings.use_infinity_norm)
-            try_project = norm <= 2.0**p * acc
+            try_project = norm <= 2.0**method.error_order * settings.accuracy
             s1p, err_p, ok, n_proj = control.project_with_error(model, s1, err, opts)
             s1, err = _where(try_project, s1p, s1), jnp.where(try_project, err_p, err)
             n_proj = jnp.where(try_project, n_proj, 0)
-            norm = control.calc_error_norm(model, s0, y0, join_y(s1), err, settings.use_infinity_norm)
-            h_new, accepted = control.adjust_step_size(h, norm, p, acc, limited, settings.step_bounds)
-            failed = try_project & ~ok
-            h_new = jnp.where(failed, 0.5 * h, h_new)
-            accepted = accepted & ~failed
-        h_new, accepted = jax.lax.stop_gradient((h_new, accepted))
+            h_new, accepted, failed = self._adjust(s0, y0, join_y(s1), err, h, limited, try_project & ~ok)
         f1, r1 = realize_ydot(model, s1)
+        if controlled and method.error_from_projected_ydot:
+            # Simbody's ExplicitEuler: the unprojected y1 against the explicit trapezoid with the projected ydot1.
+            err = y1 - (y0 + (t1 - t0) / 2 * (f0 + f1))
+            h_new, accepted, failed = self._adjust(s0, y0, join_y(r1), err, h, limited, ~ok)
+        h_new, accepted = jax.lax.stop_gradient((h_new, accepted))
         y1 = join_y(r1)
         stats = run.stats
         stats = IntegratorStats(
@@ -123,15 +140,22 @@ class TimeStepper(eqx.Module):
             step_limit_reached=stats.step_limit_reached)
         new = IntegratorRun(state=r1.set_time(t1), ydot=f1, h=h_new, t_prev=t0, y_prev=y0, ydot_prev=f0,
                             witness=run.witness, terminated=run.terminated, stats=stats, events=run.events)
-        if items:
+        if event_step.triggered_items(items) or event_step.scheduled_items(items) or self.time_advanced_events:
             new = self._events_after_step(new, run, r1, sched_times, accepted)
         return _where(accepted, new, eqx.tree_at(lambda r: (r.h, r.stats), run, (h_new, stats)))
+
+    def _adjust(self, s0, y0, y1, err, h, limited, failed):
+        """(h_new, accepted, failed): Simbody's error norm and step-size rule; a failed projection halves h."""
+        settings, p = self.integrator.settings, self.integrator.method.error_order
+        norm = control.calc_error_norm(self.integrator.model, s0, y0, y1, err, settings.use_infinity_norm)
+        h_new, accepted = control.adjust_step_size(h, norm, p, settings.accuracy, limited, settings.step_bounds)
+        return jnp.where(failed, 0.5 * h, h_new), accepted & ~failed, failed
 
     def _events_after_step(self, new: IntegratorRun, old: IntegratorRun, r1, sched_times, accepted):
         """Detect, localize and fire events on the accepted step old.state -> new.state (r1 realized)."""
         model, settings, items = self.integrator.model, self.integrator.settings, self.events
         trig_pos = [i for i, it in enumerate(items) if ev.is_triggered(it)]
-        sched_pos = [i for i, it in enumerate(items) if not ev.is_triggered(it)]
+        sched_pos = [i for i, it in enumerate(items) if ev.is_scheduled(it)]
         base = old.state
         step = (old.state.t, join_y(old.state), old.ydot, new.state.t, join_y(new.state), new.ydot)
         w1 = event_step.witnesses(items, model, r1)
@@ -155,7 +179,14 @@ class TimeStepper(eqx.Module):
             fired = fired.at[np.array(trig_pos)].set(fired_trig)
         if sched_pos:
             fired = fired.at[np.array(sched_pos)].set(accepted & (t_event >= sched_times))
-        state, terminate, record, changed = event_step.fire(items, model, realized, fired, t_event, new.events)
+        causes = ("Triggered", "Scheduled")
+        if self.time_advanced_events:
+            causes += ("TimeAdvanced",)
+            advanced_pos = [i for i, it in enumerate(items) if ev.cause_of(it) == "TimeAdvanced"]
+            if advanced_pos:
+                fired = fired.at[np.array(advanced_pos)].set(accepted)
+        state, terminate, record, changed = event_step.fire(items, model, realized, fired, t_event, new.events,
+                                                            causes=causes, generic_call=accepted)
         opts = control.projection_options(settings, local=False)
 
         def after_handlers(s):
