@@ -5,8 +5,7 @@ Positions: weighted least squares onto ``perr(q) = 0`` over the free q's
 Gauss-Newton ``q -= Pq^+ perr`` with its limits (at most 20 iterations,
 overshoot target ``max(0.1 accuracy, SignificantReal)``, rank tolerance
 ``mp sqrt(eps)``), then up to 10 steps anchored at the entry q
-(``q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in))``, each followed by two
-Gauss-Newton steps back onto the manifold), each kept only while the
+(``q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in))``), each kept only while the
 error stays below the target, and finally every quaternion normalized. The
 anchored steps move along the manifold to the exact minimum-norm change (a
 second-order correction to Simbody's answer): the closest-point conditions
@@ -146,13 +145,10 @@ def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):
 
     q, it, final, _ = jax.lax.while_loop(cond, body, (q_in, jnp.zeros((), jnp.int32), entry, ~start))
 
-    # Closest point: q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in)) leaves the manifold to second order in its
-    # move; two Gauss-Newton steps bring it back before the error test (one is not enough on a curved
-    # manifold: a 20-link chain's first anchored step left 7e-11 after one, and the refinement stopped short
-    # of the closest point, so the implicit-function gradient did not describe the result).
+    # Closest point: q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in)), kept while it stays on the manifold.
     def anchored_step(q):
         A = _pq(model, t, q, enabled, free_q)
-        return newton_step(newton_step(q_in - _min_norm_solve(A, _perr(model, t, q, enabled) - A @ (q - q_in), rank_tol)))
+        return q_in - _min_norm_solve(A, _perr(model, t, q, enabled) - A @ (q - q_in), rank_tol)
 
     step_tol = 100 * jnp.finfo(q_in.dtype).eps
 
