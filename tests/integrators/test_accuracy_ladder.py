@@ -39,6 +39,7 @@ def _slope(y):
     return np.polyfit(np.log10(ACCURACIES), np.log10(y), 1)[0]
 
 
+@pytest.mark.long  # the ladder's seven adaptive rollouts compile for ~40 s of CPU; CI time budget
 def test_global_error_scales_with_requested_accuracy(ladder):
     errors, _ = ladder
     slope, intercept = np.polyfit(np.log10(ACCURACIES), np.log10(errors), 1)
@@ -48,6 +49,7 @@ def test_global_error_scales_with_requested_accuracy(ladder):
     assert np.all(np.diff(errors) < 0), errors  # every tighter accuracy is more accurate
 
 
+@pytest.mark.long  # shares the ladder fixture (see above)
 def test_statistics_plausible(ladder):
     _, stats = ladder
     taken = np.array([s.steps_taken for s in stats])

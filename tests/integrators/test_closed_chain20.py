@@ -86,6 +86,7 @@ def _check_batch(out, traces, lanes):
     assert np.ptp(np.asarray(traj.q[:, -1, 0])) > 1e-3
 
 
+@pytest.mark.long  # ~50 s of CPU compiling a 20-body projected rollout; CI time budget
 def test_16_lanes_one_compilation_on_manifold(chain):
     out, traces = _batched_rollout(chain, 16)
     _check_batch(out, traces, 16)

@@ -30,6 +30,7 @@ def cartesian_pendulum(angle=0.4, rate=2.0):
     return model, model.default_state().set_q(jnp.array([s, -c, 0.0])).set_u(rate * jnp.array([c, s, 0.0]))
 
 
+@pytest.mark.long  # ~50 s of CPU compiling a projected Rod pendulum; CI time budget
 def test_explicit_euler_error_estimate_is_simbodys():
     """One ExplicitEuler attempt on a Rod pendulum: the step-size update follows from Simbody's estimate
     ``y1 - (y0 + h/2 (ydot0 + ydot1(projected y1)))`` with the RMS norm (q absolute, u relative to
