@@ -188,6 +188,7 @@ def test_outputs_finite_and_shaped(tree, ops_ref):
         assert np.asarray(v).dtype == np.float64, f"{k} is {np.asarray(v).dtype}, not float64"
 
 
+@pytest.mark.long  # ~60 s of CPU; jit = eager is also implied by every jitted test against its eager golden data; CI time budget
 def test_jit_equals_eager(tree, inputs, ops_ref):
     model, bodies = tree
     # disable_jit also runs jaxbody's level scans and vmaps op by op (a code path independent of XLA fusion).

@@ -193,6 +193,7 @@ def test_mobilizer_reactions_on_body_and_parent_balance_each_body():
         np.testing.assert_allclose(r["parent_at_F"][c - 1][0], moved, atol=1e-10)
 
 
+@pytest.mark.long  # ~90 s of CPU; the same operators are checked under jit/vmap/grad on smaller trees in tests/api/test_transforms.py; CI time budget
 def test_mobilized_body_operators_on_the_30_body_tree_under_vmap_and_grad():
     """A broad set of MobilizedBody operators, several mobilizer types, under vmap (4096 states) and grad."""
     model, handles, q, u, f, F = setup()
