@@ -43,6 +43,7 @@ def test_inverse_dynamics_matches_opensim(example):
     assert all(s[b] > 0 for b in ("femur_r", "tibia_r", "femur_l", "tibia_l", "torso"))
 
 
+@pytest.mark.long  # the notebook recompiles what the script test compiled; CI time budget
 def test_notebook_runs(monkeypatch):
     monkeypatch.chdir(TESTS.parent / "notebooks")
     ns = run_notebook("08_opensim_inverse_dynamics.ipynb",

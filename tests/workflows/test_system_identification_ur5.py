@@ -53,6 +53,7 @@ def test_only_base_parameters_identifiable(outcome):
     assert not outcome["identifiable_alone"][0].any()      # nor anything of the first link alone
 
 
+@pytest.mark.long  # the notebook recompiles what the script test compiled; CI time budget
 def test_notebook_runs(monkeypatch):
     ns = run_notebook("05_system_identification_ur5.ipynb", {"N_SAMPLES": 200, "MAX_ITERATIONS": 300, "FIGURE": None},
                       monkeypatch)
