@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._constraints.projection import ProjectOptions, project
+from jaxbody._dynamics.state import lowest_stage_difference
 from jaxbody._integrators import event_step
 from jaxbody._integrators import events as ev
 from jaxbody._typing import Stage
@@ -106,7 +107,7 @@ class SystemEvents:
                 raise InvalidArgument(f"EventId {i} ({item.label}) is a reporter, not a handler")
             state, term = ev.apply_handler(item, model, model.realize(state, Stage.Acceleration))
             terminate = terminate | term
-        lowest = event_step.lowest_modified_stage(before, state)
+        lowest = lowest_stage_difference(before, state)
         if not isinstance(lowest, jax.core.Tracer):  # traced (under jit): a compiled run counts in run.events
             self._num_calls_that_changed_stage[int(lowest)] += 1
         options = ProjectOptions() if accuracy is None else ProjectOptions(accuracy=float(accuracy))

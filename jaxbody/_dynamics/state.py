@@ -145,6 +145,27 @@ _CACHE_STAGE = {
     "acceleration": Stage.Acceleration,
 }
 
+# The Stage each State variable belongs to (Simbody's stage of a state variable): changing it invalidates
+# that stage and every later one. The setters below drop caches accordingly.
+VARIABLE_STAGE = (
+    ("constraint_enabled", Stage.Instance), ("lock_level", Stage.Instance), ("lock_q", Stage.Instance),
+    ("lock_u", Stage.Instance), ("motion_enabled", Stage.Instance), ("t", Stage.Time), ("q", Stage.Position),
+    ("u", Stage.Velocity), ("z", Stage.Dynamics), ("mobility_forces", Stage.Dynamics),
+    ("body_forces", Stage.Dynamics), ("force_enabled", Stage.Dynamics))
+
+# What lowest_stage_difference returns for two States with equal variables (one past the last Stage).
+NO_STAGE_DIFFERENCE = len(Stage)
+
+
+def lowest_stage_difference(before: "State", after: "State"):
+    """int32 scalar: the lowest Stage whose State variables differ between two States (Simbody's
+    System::getLowestSystemStageDifference), or NO_STAGE_DIFFERENCE. Traceable; per lane under vmap."""
+    lowest = jnp.asarray(NO_STAGE_DIFFERENCE, jnp.int32)
+    for name, stage in reversed(VARIABLE_STAGE):
+        differs = jnp.any(getattr(before, name) != getattr(after, name))
+        lowest = jnp.where(differs, jnp.int32(int(stage)), lowest)
+    return lowest
+
 
 class State(eqx.Module):
     """Time, generalized coordinates and speeds, auxiliary states, applied forces, stage caches.

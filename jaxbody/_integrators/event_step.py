@@ -18,6 +18,7 @@ from jaxbody._integrators import events as ev
 from jaxbody._integrators.control import hermite
 from jaxbody._integrators.methods import with_y
 from jaxbody._integrators.run import EventRecord
+from jaxbody._dynamics.state import NO_STAGE_DIFFERENCE, lowest_stage_difference
 from jaxbody._typing import Stage
 
 MAX_LOCALIZE_ITERATIONS = 100
@@ -140,24 +141,7 @@ def init_record(items, model, realized, max_reports: int) -> EventRecord:
 
 #: Slots of ``EventRecord.calls_that_changed_stage``: one per Stage, then Simbody's Stage::Infinity (no change).
 NUM_STAGE_SLOTS = len(Stage) + 1
-NO_CHANGE = len(Stage)
-# The Stage each State field belongs to: the lowest cache its setter drops (jaxbody._dynamics.state).
-_FIELD_STAGES = (
-    ("constraint_enabled", Stage.Instance), ("lock_level", Stage.Instance), ("lock_q", Stage.Instance),
-    ("lock_u", Stage.Instance), ("motion_enabled", Stage.Instance), ("t", Stage.Time), ("q", Stage.Position),
-    ("u", Stage.Velocity), ("z", Stage.Dynamics), ("mobility_forces", Stage.Dynamics),
-    ("body_forces", Stage.Dynamics), ("force_enabled", Stage.Dynamics))
-
-
-def lowest_modified_stage(before, after):
-    """int32: the lowest Stage whose State variables differ between two States (Simbody's
-    getLowestSystemStageDifference), or NO_CHANGE. Traceable (per lane under vmap)."""
-    lowest = jnp.asarray(NO_CHANGE, jnp.int32)
-    for name, stage in reversed(_FIELD_STAGES):
-        differs = jnp.any(getattr(before, name) != getattr(after, name))
-        lowest = jnp.where(differs, jnp.int32(int(stage)), lowest)
-    return lowest
-
+NO_CHANGE = NO_STAGE_DIFFERENCE
 
 GENERIC_CAUSES = ("Initialization", "TimeAdvanced")
 
@@ -212,7 +196,7 @@ def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("T
         else:
             called = handler_fired | (report_fired & (cause == "Triggered"))
         n_handle = n_handle + called
-        by_stage = by_stage.at[lowest_modified_stage(group_start, state)].add(called.astype(jnp.int32))
+        by_stage = by_stage.at[lowest_stage_difference(group_start, state)].add(called.astype(jnp.int32))
         if cause == "Scheduled":
             n_report = n_report + report_fired
             by_stage = by_stage.at[int(Stage.Report)].add(report_fired.astype(jnp.int32))
@@ -222,7 +206,7 @@ def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("T
 
 
 __all__ = [
-    "GENERIC_CAUSES", "NO_CHANGE", "NUM_STAGE_SLOTS", "lowest_modified_stage",
+    "GENERIC_CAUSES", "NO_CHANGE", "NUM_STAGE_SLOTS",
     "detect", "event_time_with_derivative", "fire", "init_record", "localize", "next_scheduled_times",
     "scheduled_items", "triggered_items", "witnesses",
 ]
