@@ -36,6 +36,7 @@ import jax.numpy as jnp
 
 from jaxbody._constraints import equations
 from jaxbody._dynamics import articulated, jacobians
+from jaxbody._math.lapack import pinv
 from jaxbody._topology import mobilizer_groups
 
 PINV_RTOL = 1e-12
@@ -184,7 +185,7 @@ class ConstraintOperators(VelocityConstraintOperators):
         """Minimum-norm least-squares solution of ``(G M^-1 G^T) x = rhs`` (pseudo-inverse); MinvGt rows (m, nu)."""
         W = G @ MinvGt.T
         W = 0.5 * (W + W.T)
-        return self.mask * (jnp.linalg.pinv(W, rtol=PINV_RTOL, hermitian=True) @ rhs)
+        return self.mask * (pinv(W, rtol=PINV_RTOL, hermitian=True) @ rhs)
 
 
 class ConstrainedAccelerations(NamedTuple):

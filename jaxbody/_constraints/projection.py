@@ -36,6 +36,7 @@ import jax.numpy as jnp
 from jaxbody._constraints import equations
 from jaxbody._constraints.multipliers import VelocityConstraintOperators
 from jaxbody._dynamics import kinematics, prescribed
+from jaxbody._math.lapack import pinv
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 
@@ -96,7 +97,7 @@ def _norm(err, mask, infinity: bool):
 
 
 def _min_norm_solve(A, b, rank_tol):
-    return jnp.linalg.pinv(A, rtol=rank_tol) @ b
+    return pinv(A, rtol=rank_tol) @ b
 
 
 # -- positions -----------------------------------------------------------------------------------------
@@ -196,14 +197,14 @@ def _projected_q_bwd(options, res, cotangents):
     g = cotangents[0]
     nq, mp = q.shape[0], model.constraints.mp
     A = _pq(model, t, q, enabled, free_q)
-    mu = -jnp.linalg.pinv(A.T) @ (q - q_in)
+    mu = -pinv(A.T) @ (q - q_in)
 
     def F(x):
         return _kkt(model, t, x[:nq], q_in, x[nq:], enabled, free_q)
 
     x = jnp.concatenate([q, mu])
     Fx = jax.jacfwd(F)(x)
-    ab = jnp.linalg.pinv(Fx.T) @ jnp.concatenate([g, jnp.zeros(mp, g.dtype)])
+    ab = pinv(Fx.T) @ jnp.concatenate([g, jnp.zeros(mp, g.dtype)])
 
     def F_params(model_, t_, q_in_):
         return _kkt(model_, t_, q, q_in_, mu, enabled, free_q)
@@ -236,7 +237,7 @@ def project_q(model, state, options: ProjectOptions = ProjectOptions(), q_err_es
         est = jnp.asarray(q_err_estimate, state.q.dtype)
         if mp:
             A = _pq(model, state.t, q, state.constraint_enabled, free_q)
-            est = est - A.T @ (jnp.linalg.pinv(A @ A.T) @ (A @ (est * free_q)))
+            est = est - A.T @ (pinv(A @ A.T) @ (A @ (est * free_q)))
         est = _remove_quaternion_radial(model, q, est)
     new_state = state.set_q(q)
     results = ProjectResults(success=success, q_iterations=it, u_iterations=jnp.zeros((), jnp.int32),
@@ -278,7 +279,7 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
     B = ops.calc_pv() * free_u
     E = jnp.maximum(jnp.abs(st.u), 1.0)  # Simbody's Eu^-1: relative changes for large |u|
     rank_tol = max(nv, 1) * jnp.finfo(st.q.dtype).eps ** 0.5
-    BE_pinv = jnp.linalg.pinv(B * E, rtol=rank_tol)
+    BE_pinv = pinv(B * E, rtol=rank_tol)
     infinity = options.use_infinity_norm
     u = st.u
     entry = _norm(ops.velocity_errors(u), mask, infinity)

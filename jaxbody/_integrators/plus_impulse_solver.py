@@ -46,6 +46,7 @@ import numpy as np
 
 from jaxbody._integrators.impulse_solvers import ImpulseSolution
 from jaxbody._math import spatial
+from jaxbody._math.lapack import pinv
 
 PLUS_DEFAULT_TOL = 1e-10  # Simbody's default PLUS convergence tolerance (norm of the equation errors)
 PLUS_DEFAULT_MAX_NEWTON = 20  # Simbody's default Newton iteration limit
@@ -105,7 +106,7 @@ class _Problem:
         J = jax.jacfwd(lambda p: self.residual(p, active, fixed, cond, smooth))(pi)
         both = active[:, None] & active[None, :]
         J = jnp.where(both, J, jnp.eye(pi.shape[0], dtype=pi.dtype))
-        return jnp.linalg.pinv(J) @ err, err
+        return pinv(J) @ err, err
 
 
 def _newton(prob: _Problem, pi0, active, fixed, cond, tol, max_newton):
@@ -276,7 +277,7 @@ def solve_bilateral(A, verr, participating) -> ImpulseSolution:
     part = participating.reshape(-1)
     both = part[:, None] & part[None, :]
     A_pp = jnp.where(both, A, jnp.eye(3 * nc, dtype=A.dtype))
-    pi = jnp.where(part, jnp.linalg.pinv(A_pp) @ jnp.where(part, -verr.reshape(-1), 0.0), 0.0)
+    pi = jnp.where(part, pinv(A_pp) @ jnp.where(part, -verr.reshape(-1), 0.0), 0.0)
     return ImpulseSolution(pi.reshape(nc, 3), verr + (A @ pi).reshape(nc, 3), jnp.asarray(True), jnp.asarray(1),
                            participating[:, 0])
 

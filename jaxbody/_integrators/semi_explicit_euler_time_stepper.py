@@ -40,7 +40,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as jsl
 
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._dynamics import prescribed
@@ -49,6 +48,7 @@ from jaxbody._integrators.impulse_solvers import solve_pgs
 from jaxbody._integrators.induced_impacts import induced_impacts
 from jaxbody._integrators.plus_impulse_solver import solve_plus
 from jaxbody._math import spatial
+from jaxbody._math.linalg import small_spd_solve
 from jaxbody._typing import Stage
 
 SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse that starts an expansion
@@ -181,7 +181,7 @@ def _free_mobility_response(model, s, G_flat):
     both = free[:, None] & free[None, :]
     M = jnp.where(both, model.calc_m(s), jnp.eye(free.shape[0], dtype=G_flat.dtype))
     rhs = jnp.where(free[:, None], G_flat.T, 0.0)
-    return jnp.where(free[:, None], jsl.cho_solve(jsl.cho_factor(M), rhs), 0.0)
+    return jnp.where(free[:, None], small_spd_solve(M, rhs), 0.0)
 
 
 def step(model, contacts, opt: StepperOptions, state: State, h):

@@ -24,3 +24,16 @@ def small_spd_inverse(D):
         A = (A - col[..., :, None] * row_A[..., None, :]).at[..., k, :].set(row_A)
         X = (X - col[..., :, None] * row_X[..., None, :]).at[..., k, :].set(row_X)
     return X
+
+
+def small_spd_solve(D, b):
+    """x with D x = b, for small symmetric positive-definite D (..., n, n) and b (..., n) or (..., n, k).
+
+    ``small_spd_inverse`` then one product: no LAPACK call, so it vectorizes over any batch (see
+    jaxbody._math.lapack for why that matters on XLA:CPU) and differentiates like ordinary arithmetic.
+    Cost: n^3 + n^2 k multiply-adds per matrix.
+    """
+    D_inv = small_spd_inverse(D)
+    if b.ndim == D.ndim - 1:
+        return jnp.einsum("...ij,...j->...i", D_inv, b)
+    return D_inv @ b

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._math import spatial
+from jaxbody._math.linalg import small_spd_solve
 from jaxbody._mobilizers import fitting, orientation
 from jaxbody._mobilizers.base import Mobilizer
 
@@ -80,7 +81,7 @@ class CantileverFreeBeam(Mobilizer):
     def u_fit_linear_velocity(self, q, u, v_FM, params):
         A = self._linear_columns(q, params)
         AtA = jnp.einsum("kmi,kmj->kij", A, A)
-        u01 = jnp.linalg.solve(AtA, jnp.einsum("kmi,km->ki", A, v_FM)[..., None])[..., 0]
+        u01 = small_spd_solve(AtA, jnp.einsum("kmi,km->ki", A, v_FM))
         return u.at[..., :2].set(u01)
 
     def singularity_distance(self, q, params):

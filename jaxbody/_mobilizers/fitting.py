@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._math import spatial
+from jaxbody._math.linalg import small_spd_solve
 
 #: Simbody's SignificantReal = eps^(7/8) for float64 (catalogue 0.6).
 SIGNIFICANT_REAL = float(jnp.finfo(jnp.float64).eps) ** 0.875
@@ -83,7 +84,7 @@ def least_squares(A, r):
     S = AtA + _DAMPING * scale * jnp.eye(n, dtype=A.dtype)
 
     def solve(rhs):
-        return jnp.linalg.solve(S, jnp.einsum("kmi,km->ki", A, rhs)[..., None])[..., 0]
+        return small_spd_solve(S, jnp.einsum("kmi,km->ki", A, rhs))
 
     x = solve(r)
     return x + solve(r - jnp.einsum("kmi,ki->km", A, x))
