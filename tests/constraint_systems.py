@@ -107,3 +107,29 @@ def parallelogram_fourbar():
 
 def fourbar_state(model, theta, omega):
     return model.default_state().set_q(jnp.array([theta, -theta, theta])).set_u(jnp.array([omega, -omega, omega]))
+
+
+#: The tethered chain's links: count, length (m), mass (kg), and the Rod's length (m).
+TETHERED_CHAIN_LINKS, _LINK, _MASS, _TETHER = 20, 0.1, 0.1, 0.3
+
+
+def tethered_chain():
+    """TETHERED_CHAIN_LINKS links of length _LINK (Pins about z, gravity -y), the first pinned at the origin; the
+    last link's tip is held at distance _TETHER from a Ground anchor by a Rod. Returns (model, q_ref): q_ref is assembled exactly
+    (the anchor sits _TETHER along +x from the tip there)."""
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
+    link = jb.Body.Rigid(jb.MassProperties.from_central_inertia(
+        _MASS, [_LINK / 2, 0, 0], jb.Inertia(1e-4, _MASS * _LINK**2 / 12, _MASS * _LINK**2 / 12)))
+    body = matter.Ground()
+    for i in range(TETHERED_CHAIN_LINKS):
+        body = jb.MobilizedBody.Pin(body, jb.Transform([_LINK, 0, 0] if i else [0, 0, 0]), link, jb.Transform(),
+                                    name=f"link{i}")
+    q_ref = np.full(TETHERED_CHAIN_LINKS, 0.3 * np.pi / (TETHERED_CHAIN_LINKS - 1))
+    q_ref[0] = -np.pi / 2 + 0.3
+    angles = np.cumsum(q_ref)
+    tip = _LINK * np.array([np.cos(angles).sum(), np.sin(angles).sum(), 0.0])
+    jb.Constraint.Rod(body, [_LINK, 0, 0], matter.Ground(), tip + [_TETHER, 0, 0], _TETHER)
+    return system.realize_topology(), jnp.asarray(q_ref)

@@ -12,35 +12,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from constraint_systems import TETHERED_CHAIN_LINKS as N
+from constraint_systems import tethered_chain as closed_chain
 from helpers import assert_grad_matches_fd
 
 import jaxbody as jb
 
-N, LINK, MASS, TETHER = 20, 0.1, 0.1, 0.3
 TOL = 1e-8
 REPORT_TIMES = jnp.array([0.05, 0.1])
-
-
-def closed_chain():
-    """Links of length LINK (Pins about z, gravity -y), the first pinned at the origin; the last link's tip is
-    held at distance TETHER from a Ground anchor by a Rod. Returns (model, q_ref): q_ref is assembled exactly
-    (the anchor sits TETHER along +x from the tip there)."""
-    system = jb.MultibodySystem()
-    matter = jb.SimbodyMatterSubsystem(system)
-    forces = jb.GeneralForceSubsystem(system)
-    jb.Force.UniformGravity(forces, matter, [0.0, -9.81, 0.0])
-    link = jb.Body.Rigid(jb.MassProperties.from_central_inertia(
-        MASS, [LINK / 2, 0, 0], jb.Inertia(1e-4, MASS * LINK**2 / 12, MASS * LINK**2 / 12)))
-    body = matter.Ground()
-    for i in range(N):
-        body = jb.MobilizedBody.Pin(body, jb.Transform([LINK, 0, 0] if i else [0, 0, 0]), link, jb.Transform(),
-                                    name=f"link{i}")
-    q_ref = np.full(N, 0.3 * np.pi / (N - 1))
-    q_ref[0] = -np.pi / 2 + 0.3
-    angles = np.cumsum(q_ref)
-    tip = LINK * np.array([np.cos(angles).sum(), np.sin(angles).sum(), 0.0])
-    jb.Constraint.Rod(body, [LINK, 0, 0], matter.Ground(), tip + [TETHER, 0, 0], TETHER)
-    return system.realize_topology(), jnp.asarray(q_ref)
 
 
 def lane_state(model, q_ref, dq, w):
