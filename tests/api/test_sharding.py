@@ -4,15 +4,10 @@ Runs in a subprocess: the device count is fixed when jax starts (XLA_FLAGS
 ``--xla_force_host_platform_device_count=4``), and this process's jax is already up.
 """
 
-import os
-import pathlib
-import subprocess
-import sys
 import textwrap
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from script_runner import run_on_cpu_devices
 
 SCRIPT = textwrap.dedent(
     """
@@ -75,12 +70,7 @@ SCRIPT = textwrap.dedent(
 
 
 def test_sharded_sweep_matches_unsharded_for_explicit_and_auto_axes(tmp_path):
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4 --xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests"), env.get("PYTHONPATH", "")])
-    script = tmp_path / "sharded_sweep.py"
-    script.write_text(SCRIPT)
-    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    run = run_on_cpu_devices(SCRIPT, tmp_path / "sharded_sweep.py")
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert run.stdout.split() == ["ok", "AxisType.Explicit", "ok", "AxisType.Auto", "ok", "bad", "batch"], run.stdout
 

@@ -17,36 +17,18 @@ order, the coordinate names and each coordinate's OpenSim q and u index.
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
+import sys
 
 import numpy as np
 import opensim as osim
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-spec = importlib.util.spec_from_file_location("opensim_inverse_dynamics", ROOT / "examples" / "opensim_inverse_dynamics.py")
-example = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(example)
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "io")]  # tests/ and tests/io/
+from generate_osim_golden import coordinate_slots, vector  # noqa: E402
+from script_runner import load_example  # noqa: E402
 
-
-def vector(v):
-    return np.array([v.get(i) for i in range(v.size())])
-
-
-def coordinate_slots(model, state):
-    """Each coordinate's index in OpenSim's q and u (set it alone and see which entry moves)."""
-    q_index, u_index = [], []
-    for c in model.getCoordinateSet():
-        s = osim.State(state)
-        s.setQ(osim.Vector(s.getNQ(), 0.0))
-        s.setU(osim.Vector(s.getNU(), 0.0))
-        c.setLocked(s, False)
-        c.setValue(s, 0.125, False)
-        c.setSpeedValue(s, 0.25)
-        q_index.append(int(np.flatnonzero(vector(s.getQ()) == 0.125)[0]))
-        u_index.append(int(np.flatnonzero(vector(s.getU()) == 0.25)[0]))
-    return q_index, u_index
+example = load_example("opensim_inverse_dynamics")
 
 
 def main():

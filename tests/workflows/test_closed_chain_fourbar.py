@@ -9,7 +9,6 @@ far from the truth.
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import sys
 
@@ -20,15 +19,12 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: 
 
 from helpers import assert_close, central_difference
 from notebook_runner import run_notebook
-
-EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "closed_chain_fourbar.py"
+from script_runner import load_example
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("closed_chain_fourbar", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_example("closed_chain_fourbar")
     return module, module.main(small=True)
 
 

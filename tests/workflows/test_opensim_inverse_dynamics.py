@@ -3,7 +3,6 @@ InverseDynamicsSolver (tests/workflows/golden/, written by generate_inverse_dyna
 relative to max(1, |tau|) at every frame, and its gradient w.r.t. segment masses matches a central difference;
 the example script and notebook 08 run at their small sizes."""
 
-import importlib.util
 import pathlib
 import sys
 
@@ -13,16 +12,14 @@ import pytest
 TESTS = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from notebook_runner import run_notebook  # noqa: E402
+from script_runner import load_example  # noqa: E402
 
 TOL = 1e-8
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("opensim_inverse_dynamics", TESTS.parent / "examples" / "opensim_inverse_dynamics.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("opensim_inverse_dynamics")
 
 
 def test_inverse_dynamics_matches_opensim(example):

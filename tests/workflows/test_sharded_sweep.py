@@ -6,30 +6,24 @@ Runs in a subprocess: the device count is fixed when jax starts (XLA_FLAGS
 ``--xla_force_host_platform_device_count=4``), and this process's jax is already up.
 """
 
-import os
 import pathlib
-import subprocess
 import sys
 import textwrap
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
+from script_runner import run_on_cpu_devices  # noqa: E402
 
 SCRIPT = textwrap.dedent(
     """
-    import importlib.util
-    import pathlib
-
     import jax
     import numpy as np
     import pytest
 
     from notebook_runner import NOTEBOOKS, run_notebook
+    from script_runner import load_example
 
     assert jax.device_count() == 4, jax.devices()
-    spec = importlib.util.spec_from_file_location("sharded_sweep", pathlib.Path(ROOT) / "examples" / "sharded_sweep.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
-    r = example.main(small=True)
+    r = load_example("sharded_sweep").main(small=True)
     assert (r["n_devices"], r["output_devices"], r["n_lanes"], r["n_steps"]) == (4, 4, 256, 10), r
     assert r["max_abs_difference"] <= 1e-12, r["max_abs_difference"]
     # Every lane is a physical simulation: RK4 keeps the energy (an independent check of the dynamics), and the
@@ -51,11 +45,6 @@ SCRIPT = textwrap.dedent(
 
 
 def test_sharded_sweep_example_and_notebook(tmp_path):
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4 --xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests"), env.get("PYTHONPATH", "")])
-    script = tmp_path / "sharded_sweep_check.py"
-    script.write_text(f"ROOT = {str(ROOT)!r}\n" + SCRIPT)
-    run = subprocess.run([sys.executable, str(script)], check=False, env=env, capture_output=True, text=True, timeout=600)
+    run = run_on_cpu_devices(SCRIPT, tmp_path / "sharded_sweep_check.py")
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert [line for line in run.stdout.splitlines() if line.startswith("ok ")] == ["ok example", "ok notebook"], run.stdout

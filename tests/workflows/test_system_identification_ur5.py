@@ -10,26 +10,21 @@ triangle inequality). The regressor must be rank deficient: joint torques identi
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: notebook_runner
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: notebook_runner, script_runner
 
 from notebook_runner import run_notebook
-
-EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "system_identification_ur5.py"
+from script_runner import load_example
 
 
 @pytest.fixture(scope="module")
 def outcome():
-    spec = importlib.util.spec_from_file_location("system_identification_ur5", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.main(small=True)
+    return load_example("system_identification_ur5").main(small=True)
 
 
 def test_held_out_torques_predicted(outcome):

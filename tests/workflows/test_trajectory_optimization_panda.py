@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
 from notebook_runner import run_notebook  # noqa: E402
-
-
-def load_example(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from script_runner import load_example  # noqa: E402
 
 
 def test_example_reaches_target_through_via_points():
