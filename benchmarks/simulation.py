@@ -4,6 +4,7 @@ MuJoCo's RK4 integrator at dt = 1 ms, on the same models, in one run.
 
     python benchmarks/simulation.py            # four-bar and humanoid, batches 1, 64, 1024
     python benchmarks/simulation.py --quick    # batches 1, 64
+    python benchmarks/simulation.py --batches 1024 --no-gradient --out benchmarks/simulation_1024.json
 
 Models (benchmarks/sim_cases.py), each read from one MJCF file by jb.io.load_mjcf and by MuJoCo: the
 parallelogram four-bar (benchmarks/fourbar.xml: 3 hinges closed by an equality connect; jaxbody: an exact Ball
@@ -148,6 +149,7 @@ def bench_gradient(case, engines, out):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default 1,64,1024; --quick: 1,64)")
     parser.add_argument("--out", default=os.path.join(HERE, "simulation.json"))
     parser.add_argument("--models", default="fourbar,humanoid", help="comma-separated subset")
     parser.add_argument("--engines", default="jaxbody,mjx,mujoco", help="comma-separated subset")
@@ -155,6 +157,8 @@ def main():
     parser.add_argument("--note", default="shared 2-core machine, other jobs running")
     args = parser.parse_args()
     batches = [1, 64] if args.quick else [1, 64, 1024]
+    if args.batches:
+        batches = [int(b) for b in args.batches.split(",")]
     engines = set(args.engines.split(","))
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     machine = {"platform": platform.platform(), "cpus": os.cpu_count(), "jax": jax.__version__,
