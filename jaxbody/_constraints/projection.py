@@ -155,23 +155,24 @@ def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):
     step_tol = 100 * jnp.finfo(q_in.dtype).eps
 
     def refine_cond(c):
-        q, k, norm, moved, best, best_norm = c
+        q, err, k, norm, moved, best, best_norm = c
         return start & (best_norm <= target) & (moved | (norm > target)) & (k < MAX_REFINE_ITERATIONS)
 
     def refine_body(c):
-        q, k, norm, _, best, best_norm = c
+        q, err, k, norm, _, best, best_norm = c
         A = _pq(model, t, q, enabled, free_q)
         on_manifold = norm <= target
-        err = _perr(model, t, q, enabled)
         base = jnp.where(on_manifold, q_in, q)
         q_new = base - _min_norm_solve(A, jnp.where(on_manifold, err - A @ (q - q_in), err), rank_tol)
-        n_new = norm_of(q_new)
+        err_new = _perr(model, t, q_new, enabled)
+        n_new = _norm(err_new, mask, infinity)
         # Only an anchored step that stays put ends the iteration (a Gauss-Newton step back may be tiny).
         moved = ~on_manifold | (jnp.max(jnp.abs(q_new - q)) > step_tol * (1 + jnp.max(jnp.abs(q))))
         ok = n_new <= target
-        return q_new, k + 1, n_new, moved, jnp.where(ok, q_new, best), jnp.where(ok, n_new, best_norm)
+        return q_new, err_new, k + 1, n_new, moved, jnp.where(ok, q_new, best), jnp.where(ok, n_new, best_norm)
 
-    init = (q, jnp.zeros((), jnp.int32), final, jnp.ones((), bool), q, final)
+    # perr(q) is carried from one iteration to the next (each position realize is done once).
+    init = (q, _perr(model, t, q, enabled), jnp.zeros((), jnp.int32), final, jnp.ones((), bool), q, final)
     *_, q, final = jax.lax.while_loop(refine_cond, refine_body, init)
     worse = final > entry
     q = jnp.where(worse, q_in, q)
