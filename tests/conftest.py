@@ -43,7 +43,31 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "long: slow check, run only with --long")
 
 
+# Files that took longest in a full run (`pytest -n 2 --durations=0`, 2026-11-23), longest first. pytest-xdist
+# hands out whole files (`--dist loadfile`) in collection order (`--no-loadscope-reorder`, pyproject.toml), so
+# starting these first keeps one worker from running a long file alone at the end.
+LONGEST_FILES_FIRST = (
+    "tests/constraints/test_constraints.py",
+    "tests/api/test_transforms.py",
+    "tests/constraints/test_projection.py",
+    "tests/mobilizers/test_mobilizer_catalogue.py",
+    "tests/golden/test_golden_simbody.py",
+    "tests/unilateral/test_unilateral_physics.py",
+    "tests/mobilizers/test_mobilizer_reverse_custom.py",
+    "tests/test_readme.py",
+    "tests/unilateral/test_stepper_batching.py",
+    "tests/integrators/test_integrators.py",
+    "tests/constraints/test_golden_constraints.py",
+)
+
+
+def _run_order(item):
+    path = item.nodeid.split("::")[0]
+    return LONGEST_FILES_FIRST.index(path) if path in LONGEST_FILES_FIRST else len(LONGEST_FILES_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_run_order)  # stable: files and tests keep their order otherwise
     if config.getoption("--long"):
         return
     skip = pytest.mark.skip(reason="long check: run with --long")

@@ -333,6 +333,7 @@ def weights(ops_ref):
     return {k: rng.normal(size=np.shape(v)) for k, v in ops_ref.items()}
 
 
+@pytest.mark.long  # ~150 s of compile (CI time budget); CI still checks gradients vs FD on the 30-body tree (tests/dynamics/test_jacobians.py) and per mobilizer (tests/mobilizers/)
 def test_grad_matches_finite_differences(tree, inputs, ops_jit, weights):
     model, bodies = tree
     keys = sorted(weights)

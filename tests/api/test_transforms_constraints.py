@@ -114,6 +114,7 @@ def test_vmap_4096_matches_single_states():
     assert np.all(np.abs(np.asarray(batch["udot"])[0::2, pin_u]) > 1e-6)
 
 
+@pytest.mark.long  # ~76 s of compile (CI time budget); CI still checks projection and four-bar gradients vs FD (tests/constraints/)
 def test_grad_matches_finite_differences():
     """Free and locked pendulum through the same compiled gradient (``locked`` is traced)."""
     q, u, _ = _states(1, 2)
