@@ -126,27 +126,25 @@ def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):
     infinity = options.use_infinity_norm
     rank_tol = max(mp, 1) * jnp.finfo(q_in.dtype).eps ** 0.5
     target = jnp.maximum(options.overshoot_factor * options.accuracy, _significant_real(q_in.dtype))
-    entry = _norm(_perr(model, t, q_in, enabled), mask, infinity)
+    err_in = _perr(model, t, q_in, enabled)
+    entry = _norm(err_in, mask, infinity)
     start = ((entry > options.accuracy) | options.force_projection) & (entry <= options.projection_limit)
 
-    def norm_of(q):
-        return _norm(_perr(model, t, q, enabled), mask, infinity)
-
-    def newton_step(q):  # Simbody: q -= Pq^+ perr(q)
-        return q - _min_norm_solve(_pq(model, t, q, enabled, free_q), _perr(model, t, q, enabled), rank_tol)
-
+    # perr(q) is carried from one iteration to the next in both loops (each position realize is done once).
     def cond(c):
-        q, it, norm, stop = c
+        q, err, it, norm, stop = c
         return (~stop) & (it < MAX_Q_ITERATIONS) & ((norm > target) | (it == 0))
 
     def body(c):
-        q, it, norm, _ = c
-        q_new = newton_step(q)
-        n_new = norm_of(q_new)
+        q, err, it, norm, _ = c
+        q_new = q - _min_norm_solve(_pq(model, t, q, enabled, free_q), err, rank_tol)  # Simbody: q -= Pq^+ perr(q)
+        err_new = _perr(model, t, q_new, enabled)
+        n_new = _norm(err_new, mask, infinity)
         diverged = options.local_only & (it >= 1) & (n_new > norm)
-        return jnp.where(diverged, q, q_new), it + 1, jnp.where(diverged, norm, n_new), diverged
+        q, err, norm = (jnp.where(diverged, old, new) for old, new in ((q, q_new), (err, err_new), (norm, n_new)))
+        return q, err, it + 1, norm, diverged
 
-    q, it, final, _ = jax.lax.while_loop(cond, body, (q_in, jnp.zeros((), jnp.int32), entry, ~start))
+    q, err, it, final, _ = jax.lax.while_loop(cond, body, (q_in, err_in, jnp.zeros((), jnp.int32), entry, ~start))
 
     # Closest point: on the manifold, q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in)); that step leaves a curved
     # manifold to second order in its move (a 20-link chain 4.5 cm off its tether: by 7e-11, above the target), and
@@ -171,8 +169,7 @@ def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):
         ok = n_new <= target
         return q_new, err_new, k + 1, n_new, moved, jnp.where(ok, q_new, best), jnp.where(ok, n_new, best_norm)
 
-    # perr(q) is carried from one iteration to the next (each position realize is done once).
-    init = (q, _perr(model, t, q, enabled), jnp.zeros((), jnp.int32), final, jnp.ones((), bool), q, final)
+    init = (q, err, jnp.zeros((), jnp.int32), final, jnp.ones((), bool), q, final)
     *_, q, final = jax.lax.while_loop(refine_cond, refine_body, init)
     worse = final > entry
     q = jnp.where(worse, q_in, q)
