@@ -43,12 +43,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "long: slow check, run only with --long")
 
 
-# Files that took longest in a full run (`pytest -n 2 --durations=0`, 2026-11-23), longest first. pytest-xdist
-# hands out whole files (`--dist loadfile`) in collection order (`--no-loadscope-reorder`, pyproject.toml), so
-# starting these first keeps one worker from running a long file alone at the end.
+# Files that took longest in a full run (`pytest -n 2 --durations=0`, 2026-11-23; --long checks excluded),
+# longest first. pytest-xdist hands out whole files (`--dist loadfile`) in collection order
+# (`--no-loadscope-reorder`, pyproject.toml), so starting these first keeps one worker from running a long file
+# alone at the end.
 LONGEST_FILES_FIRST = (
     "tests/constraints/test_constraints.py",
-    "tests/api/test_transforms.py",
     "tests/constraints/test_projection.py",
     "tests/mobilizers/test_mobilizer_catalogue.py",
     "tests/golden/test_golden_simbody.py",
