@@ -21,6 +21,7 @@ import jax.numpy as jnp
 
 from jaxbody._constraints.types.base import ConstrainedKinematics
 from jaxbody._dynamics import jacobians
+from jaxbody._math.gather import set_rows, take_rows
 from jaxbody._topology import mobilizer_groups
 
 # -- gathering ------------------------------------------------------------------------------------
@@ -28,9 +29,9 @@ from jaxbody._topology import mobilizer_groups
 
 def _relative_pose(pos, group):
     """R_AB, p_AB (k, nb, 3, 3), (k, nb, 3) for a group's constrained bodies."""
-    bodies, anc = group.array("bodies"), jnp.asarray(group.ancestors, dtype=jnp.int32)
-    R_GA, p_GA = pos.R_GB[anc], pos.p_GB[anc]
-    R_GB, p_GB = pos.R_GB[bodies], pos.p_GB[bodies]
+    bodies, anc = group.array("bodies"), group.ancestors
+    R_GA, p_GA = take_rows(pos.R_GB, anc), take_rows(pos.p_GB, anc)
+    R_GB, p_GB = take_rows(pos.R_GB, bodies), take_rows(pos.p_GB, bodies)
     R_AB = jnp.einsum("kji,knjl->knil", R_GA, R_GB)
     p_AB = jnp.einsum("kji,knj->kni", R_GA, p_GB - p_GA[:, None])
     return R_AB, p_AB
@@ -38,25 +39,27 @@ def _relative_pose(pos, group):
 
 def _relative_velocity(pos, V_GB, group):
     """w_AB, v_AB (k, nb, 3) in A from Ground velocities (Simbody's formulas for a moving Ancestor)."""
-    bodies, anc = group.array("bodies"), jnp.asarray(group.ancestors, dtype=jnp.int32)
-    R_GA, p_GA, w_GA, v_GA = pos.R_GB[anc], pos.p_GB[anc], V_GB[anc, 0], V_GB[anc, 1]
-    r = pos.p_GB[bodies] - p_GA[:, None]
-    dw = V_GB[bodies, 0] - w_GA[:, None]
-    dv = V_GB[bodies, 1] - v_GA[:, None] - jnp.cross(w_GA[:, None], r)
+    bodies, anc = group.array("bodies"), group.ancestors
+    R_GA, p_GA, V_GA, V_GBs = take_rows(pos.R_GB, anc), take_rows(pos.p_GB, anc), take_rows(V_GB, anc), take_rows(V_GB, bodies)
+    w_GA, v_GA = V_GA[:, 0], V_GA[:, 1]
+    r = take_rows(pos.p_GB, bodies) - p_GA[:, None]
+    dw = V_GBs[..., 0, :] - w_GA[:, None]
+    dv = V_GBs[..., 1, :] - v_GA[:, None] - jnp.cross(w_GA[:, None], r)
     to_A = lambda x: jnp.einsum("kji,knj->kni", R_GA, x)  # noqa: E731
     return to_A(dw), to_A(dv)
 
 
 def _relative_acceleration(pos, V_GB, A_GB, group):
     """alpha_AB, a_AB (k, nb, 3) in A: ``R_AG(dalpha - w_GA x dw)``, ``R_AG(da - al x r - 2 w x dv + w x (w x r))``."""
-    bodies, anc = group.array("bodies"), jnp.asarray(group.ancestors, dtype=jnp.int32)
-    R_GA, p_GA = pos.R_GB[anc], pos.p_GB[anc]
-    w, al = V_GB[anc, 0][:, None], A_GB[anc, 0][:, None]
-    r = pos.p_GB[bodies] - p_GA[:, None]
-    dw = V_GB[bodies, 0] - w
-    dv = V_GB[bodies, 1] - V_GB[anc, 1][:, None]
-    dal = A_GB[bodies, 0] - al - jnp.cross(w, dw)
-    da = A_GB[bodies, 1] - A_GB[anc, 1][:, None] - jnp.cross(al, r) - 2 * jnp.cross(w, dv) + jnp.cross(w, jnp.cross(w, r))
+    bodies, anc = group.array("bodies"), group.ancestors
+    R_GA, p_GA = take_rows(pos.R_GB, anc), take_rows(pos.p_GB, anc)
+    V_GA, A_GA, V_GBs, A_GBs = take_rows(V_GB, anc), take_rows(A_GB, anc), take_rows(V_GB, bodies), take_rows(A_GB, bodies)
+    w, al = V_GA[:, None, 0], A_GA[:, None, 0]
+    r = take_rows(pos.p_GB, bodies) - p_GA[:, None]
+    dw = V_GBs[..., 0, :] - w
+    dv = V_GBs[..., 1, :] - V_GA[:, None, 1]
+    dal = A_GBs[..., 0, :] - al - jnp.cross(w, dw)
+    da = A_GBs[..., 1, :] - A_GA[:, None, 1] - jnp.cross(al, r) - 2 * jnp.cross(w, dv) + jnp.cross(w, jnp.cross(w, r))
     to_A = lambda x: jnp.einsum("kji,knj->kni", R_GA, x)  # noqa: E731
     return to_A(dal), to_A(da)
 
@@ -80,13 +83,13 @@ class TreeMotion:
 def constrained_kinematics(group, params, motion: TreeMotion) -> ConstrainedKinematics:
     R, p = _relative_pose(motion.pos, group)
     qi, ui = group.array("q_index"), group.array("u_index")
-    k = ConstrainedKinematics(t=motion.t, params=params, R=R, p=p, q=motion.q[qi])
+    k = ConstrainedKinematics(t=motion.t, params=params, R=R, p=p, q=take_rows(motion.q, qi))
     if motion.u is not None:
         k.w, k.v = _relative_velocity(motion.pos, motion.V_GB, group)
-        k.qdot, k.u = motion.qdot[qi], motion.u[ui]
+        k.qdot, k.u = take_rows(motion.qdot, qi), take_rows(motion.u, ui)
     if motion.udot is not None:
         k.alpha, k.a = _relative_acceleration(motion.pos, motion.V_GB, motion.A_GB, group)
-        k.qdotdot, k.udot = motion.qdotdot[qi], motion.udot[ui]
+        k.qdotdot, k.udot = take_rows(motion.qdotdot, qi), take_rows(motion.udot, ui)
     return k
 
 
@@ -121,7 +124,7 @@ def _assemble(model, motion: TreeMotion, method: str, num_rows: int):
         k = constrained_kinematics(group, params, motion)
         values = getattr(group.ctype, method)(k)
         ncols = values.shape[-1]
-        out = out.at[group.array("rows")[:, :ncols]].set(values)
+        out = set_rows(out, group.array("rows")[:, :ncols], values)
     return out
 
 

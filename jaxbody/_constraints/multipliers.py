@@ -36,6 +36,7 @@ import jax.numpy as jnp
 
 from jaxbody._constraints import equations
 from jaxbody._dynamics import articulated, jacobians
+from jaxbody._math.gather import set_rows, take_rows
 from jaxbody._math.lapack import pinv
 from jaxbody._topology import mobilizer_groups
 
@@ -116,7 +117,7 @@ class ConstraintOperators(VelocityConstraintOperators):
             for group, k, (alpha, a, qdotdot, udot) in zip(cset.groups, kinematics, accelerations):
                 k = dataclasses.replace(k, alpha=alpha, a=a, qdotdot=qdotdot, udot=udot)
                 values = group.ctype.acceleration_errors(k)
-                out = out.at[group.array("rows")[:, : values.shape[-1]]].set(values)
+                out = set_rows(out, group.array("rows")[:, : values.shape[-1]], values)
             return out * self.mask
 
         bias, vjp = jax.vjp(aerr, tuple((k.alpha, k.a, k.qdotdot, k.udot) for k in kinematics))
@@ -147,7 +148,7 @@ class ConstraintOperators(VelocityConstraintOperators):
         f_u = jnp.zeros(topo.nu, self.q.dtype)
         f_q = jnp.zeros(topo.nq, self.q.dtype)
         for group, (torque_A, force_A, fq, fu) in zip(model.constraints.groups, self.linearization.cotangents(lam)):
-            R_GA = self.pos.R_GB[jnp.asarray(group.ancestors, dtype=jnp.int32)]
+            R_GA = take_rows(self.pos.R_GB, group.ancestors)
             to_G = lambda x: jnp.einsum("kij,knj->kni", R_GA, x)  # noqa: E731
             F = F.at[group.array("bodies")].add(jnp.stack([to_G(torque_A), to_G(force_A)], -2))
             f_q = f_q.at[group.array("q_index")].add(fq)
