@@ -61,6 +61,8 @@ def test_explicit_euler_error_estimate_is_simbodys():
     assert np.abs(err_old - err).max() > 1e-3 * np.abs(err).max()
 
 
+@pytest.mark.long  # 37 s of gradient compile (CI budget); CI differentiates checkpointed RKM rollouts
+# (tests/integrators/test_integrators.py::test_gradient_through_adaptive_rollout, test_events.py)
 def test_verlet_rollout_reverse_differentiable():
     """Reverse mode through a checkpointed, error-controlled Verlet rollout of the oscillator: d x(T)/d x0 =
     cos(w T) to the integration accuracy, and central differences."""
