@@ -6,6 +6,7 @@ prescribed q untouched, error-estimate projection, counters. Every constraint ty
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 import scipy.optimize
 
 import jaxbody as jb
@@ -105,6 +106,7 @@ def test_system_project_and_counters():
     assert np.max(np.abs(np.asarray(model.get_u_err(r)))) < 1e-10
 
 
+@pytest.mark.long  # 38 s of compile (CI budget); CI checks the implicit gradient near the manifold above
 def test_gradient_far_off_a_curved_manifold():
     """A 20-link chain bent off its tether (Rod error 4.5 cm): the projected q is the closest point (KKT
     stationarity to round-off), so the implicit-function gradient matches central differences. Before the

@@ -6,6 +6,7 @@ import pathlib
 import sys
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
 from notebook_runner import run_notebook  # noqa: E402
@@ -26,6 +27,7 @@ def test_example_reaches_target_through_via_points():
     assert r["max_speed_over_limit"] < 1.05, r["max_speed_over_limit"]
 
 
+@pytest.mark.long  # 21 s (CI budget): the example script above runs the same optimization in CI
 def test_notebook_runs_small(monkeypatch):
     ns = run_notebook("03_trajectory_optimization_panda.ipynb",
                       {"N_SEGMENTS": 6, "N_KNOTS": 24, "ITERATIONS": 20, "WRITE_FIGURES": False}, monkeypatch)
