@@ -69,6 +69,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.long  # 36 s (CI budget); CI runs the sharded sweep on 4 devices (tests/workflows/test_sharded_sweep.py)
 def test_sharded_sweep_matches_unsharded_for_explicit_and_auto_axes(tmp_path):
     run = run_on_cpu_devices(SCRIPT, tmp_path / "sharded_sweep.py")
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]

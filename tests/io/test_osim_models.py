@@ -69,7 +69,7 @@ class Case:
         return jnp.asarray(q), jnp.asarray(u)
 
 
-@pytest.fixture(scope="module", params=["arm26", "gait9dof18musc", "gait14dof22musc", "joints_constraints",
+@pytest.fixture(scope="module", params=["arm26", "gait9dof18musc", pytest.param("gait14dof22musc", marks=pytest.mark.long), "joints_constraints",
                                         pytest.param("MoBL_ARMS", marks=pytest.mark.long)])
 def case(request):
     return Case(request.param)

@@ -326,7 +326,7 @@ def rebuild_model(euler):
     return twin_system(_rebuild_tree(REVERSIBLE))[0]
 
 
-@pytest.mark.parametrize("euler", [False, True], ids=["quaternion", "euler"])
+@pytest.mark.parametrize("euler", [False, pytest.param(True, marks=pytest.mark.long)], ids=["quaternion", "euler"])  # euler: --long (CI budget)
 def test_custom_rebuilds_match_builtins(euler):
     """X_GB, V_GB, M, udot, qdot and qdotdot of the Custom subtree equal the built-in subtree's."""
     model = rebuild_model(euler)
