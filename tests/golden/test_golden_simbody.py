@@ -167,3 +167,28 @@ def test_quaternion_mode_matches_simbody(name):
         got = run(model, q_quat, *inputs[1:])
         for key in QUATERNION_KEYS:
             assert_close(got[key], EULER_KEYS[key](result), RTOL, f"{name} sample {k} {key} (quaternion mode)")
+
+
+# Under vmap the whole evaluation is one batched program; CI runs one tree and one constrained case, --long all.
+_VMAP_CI_CASES = {"floating_tree", "fourbar"}
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in _VMAP_CI_CASES else pytest.param(n, marks=pytest.mark.long) for n in ALL_CASES]
+)
+def test_batched_samples_match_simbody_lane_by_lane(name):
+    """All of a case's samples as one ``jit(vmap(...))`` batch (the batch is the leading axis, as users run
+    sweeps): every lane equals Simbody's numbers for that sample to RTOL, and the unbatched jitted
+    evaluation of the same sample to 1e-12 relative."""
+    case, results, model, run, tasks = case_model(name)
+    per_sample = [_inputs(model, s, r) for s, r in zip(case["samples"], results["samples"])]
+    batch = [jnp.stack(column) for column in zip(*per_sample)]
+    batched = jax.jit(jax.vmap(functools.partial(evaluate, model, tasks=tasks)))(*batch)
+    keys = dict(EULER_KEYS) if case["constraints"] else {**EULER_KEYS, **TREE_ONLY_KEYS}
+    for k, (inputs, result) in enumerate(zip(per_sample, results["samples"])):
+        lane = jax.tree_util.tree_map(lambda x, k=k: x[k], batched)
+        single = run(model, *inputs)
+        for key, expected in keys.items():
+            assert_close(lane[key], expected(result), RTOL, f"{name} lane {k} {key} vs Simbody")
+            assert_close(lane[key], single[key], 1e-12, f"{name} lane {k} {key} vs unbatched")
+        assert_close(lane["N"], single["N"], 1e-12, f"{name} lane {k} N vs unbatched")
