@@ -4,9 +4,10 @@ Under ``jax.vmap`` every intermediate of a forward-dynamics call is one array ov
 27-body humanoid at 1024 lanes about 426 kB per lane, 436 MB in all, far beyond the caches, so XLA:CPU's
 elementwise loops stream every intermediate through main memory and the call is memory-bound. Mapping
 tiles of 64 lanes in a ``lax.scan`` keeps each tile's intermediates in cache. Measured on this project's
-2-core CPU (float64, default XLA flags, ``benchmarks/tiling.py``): at batch 1024 humanoid 75 -> 46 us per
-state, 64-link chain 146 -> 63, 16-link chain 13.0 -> 10.4; at 8192 humanoid 88 -> 51; reverse-mode
-gradients 0.6-0.8x the vmap time (full table and the exceptions in benchmarks/README.md). On a GPU every op
+2-core CPU (float64, quiet, ``benchmarks/tiling.py``): at batch 8192 0.40-0.59x the plain-vmap time
+(humanoid 74 -> 37 us per state under default XLA flags, 62 -> 26 with fusion emitters off); at batch 1024
+0.43x on the 64-link chain but 1.4x slower on the humanoid under default flags in one run (whose plain vmap
+at 1024 itself took 32-49 us per state in quiet runs); reverse-mode gradients 0.54-0.71x (full tables in benchmarks/README.md). On a GPU every op
 is one kernel over the whole batch and tiling only adds launches: not measured here (no GPU was lent), so
 the default there is no tiling.
 """
@@ -26,13 +27,13 @@ def default_tile() -> int | None:
     return CPU_TILE if jax.default_backend() == "cpu" else None
 
 
-def tiled_vmap(fn, tile: int | None = -1):
+def tiled_vmap(fn, tile: int | str | None = "auto"):
     """``fn`` mapped over the leading axis of every array argument, ``tile`` lanes at a time.
 
     Args:
         fn: a function of one lane (e.g. ``lambda q, u: model.realize(...).acceleration.udot``); close over
             what all lanes share (the Model).
-        tile: lanes per tile; -1 (default) for ``default_tile()``, None or 0 for a plain ``jax.vmap``.
+        tile: lanes per tile; ``"auto"`` (default) for ``default_tile()``, None or 0 for a plain ``jax.vmap``.
 
     Returns:
         A function of batched arguments (leading axis B, the same for every array) with outputs of leading
@@ -41,8 +42,8 @@ def tiled_vmap(fn, tile: int | None = -1):
         one compiled tile, at most tile - 1 extra lanes of work. Works under ``jit``, ``grad`` (reverse mode
         through the scan keeps each tile's residuals) and an outer ``vmap``.
     """
-    if tile is not None and (not isinstance(tile, int) or tile < -1):
-        raise InvalidArgument(f"tiled_vmap: tile must be a positive int, 0 or None (plain vmap), or -1 (default); got {tile!r}")
+    if tile != "auto" and tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 0):
+        raise InvalidArgument(f'tiled_vmap: tile must be "auto", a positive int, or 0 or None (plain vmap); got {tile!r}')
 
     def mapped(*args):
         leaves = jax.tree_util.tree_leaves(args)
@@ -51,7 +52,7 @@ def tiled_vmap(fn, tile: int | None = -1):
             shapes = [jnp.shape(leaf) for leaf in leaves]
             raise InvalidArgument(f"tiled_vmap: every argument needs the same leading batch axis; got shapes {shapes}")
         (batch,) = sizes
-        k = default_tile() if tile == -1 else tile
+        k = default_tile() if tile == "auto" else tile
         if not k or batch <= k:
             return jax.vmap(fn)(*args)
         n_tiles = -(-batch // k)

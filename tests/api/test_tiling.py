@@ -35,12 +35,24 @@ def test_tiles_equal_plain_vmap(batch):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def test_default_tiles_64_lanes_on_cpu():
+    lanes = _lanes(65)
+    tiled = jb.tiled_vmap(udot_and_energy)  # tile="auto"
+    scans = [e for e in jax.make_jaxpr(tiled)(*lanes).eqns if e.primitive.name == "scan"]
+    assert [e.params["length"] for e in scans] == [2]  # two tiles of 64, the second padded
+    for got, want in zip(jax.jit(tiled)(*lanes), jax.jit(jax.vmap(udot_and_energy))(*lanes)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_grad_and_outer_vmap_through_tiles():
     q, u, mass = _lanes(20, seed=1)
     loss = lambda f: lambda m: jnp.sum(f(q, u, m)[1] ** 2)  # noqa: E731
     g_tiled = jax.jit(jax.grad(loss(jb.tiled_vmap(udot_and_energy, tile=8))))(mass)
     g_plain = jax.jit(jax.grad(loss(jax.vmap(udot_and_energy))))(mass)
     np.testing.assert_allclose(g_tiled, g_plain, rtol=1e-11, atol=1e-11)
+    lane_grad = jax.jit(jax.grad(lambda m, q, u: udot_and_energy(q, u, m)[1] ** 2))
+    per_lane = np.stack([lane_grad(mass[i], q[i], u[i]) for i in range(len(mass))])
+    np.testing.assert_allclose(g_plain, per_lane, rtol=1e-12, atol=1e-12)  # grad of the batched sum, lane by lane
     outer = jax.vmap(jb.tiled_vmap(udot_and_energy, tile=8))(q.reshape(2, 10, -1), u.reshape(2, 10, -1), mass.reshape((2, 10) + mass.shape[1:]))
     np.testing.assert_allclose(outer[1].reshape(20), jax.vmap(udot_and_energy)(q, u, mass)[1], rtol=1e-12)
 
@@ -51,4 +63,8 @@ def test_bad_batches_raise():
         jb.tiled_vmap(udot_and_energy, tile=4)(q, u[:8], mass)
     with pytest.raises(InvalidArgument, match="tile must be"):
         jb.tiled_vmap(udot_and_energy, tile=2.5)
+    with pytest.raises(InvalidArgument, match="tile must be"):
+        jb.tiled_vmap(udot_and_energy, tile=-1)
+    with pytest.raises(InvalidArgument, match="tile must be"):
+        jb.tiled_vmap(udot_and_energy, tile="big")
     assert jb.tiled_vmap(udot_and_energy, tile=None)(q, u, mass)[0].shape == (9, MODEL.get_num_u())
