@@ -9,7 +9,9 @@ For each model at one batch size, compiles ``jax.jit(jax.vmap(f))`` for
 * ``total``: the whole realize,
 
 and reports XLA's static cost analysis of each compiled program (flops, bytes accessed: independent of
-machine load) next to the median wall time (which is not). Bytes per state against the machine's memory
+machine load), the number of kernels one call launches (``kernels_per_call``: every instruction of the entry
+computation and of the level-scan loop bodies times their trip counts, a fusion counting once) next to the
+median wall time (which is not). Bytes per state against the machine's memory
 bandwidth tell whether a stage is memory-bound:
 
     python benchmarks/profile_passes.py [--models humanoid27,chain16,chain64] [--batch 1024] [--dtype f64]
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 import jax
@@ -42,6 +45,39 @@ STAGES = [("position", None, jb.Stage.Position), ("velocity", jb.Stage.Position,
 def _cast(tree, dtype):
     return jax.tree_util.tree_map(
         lambda x: jnp.asarray(x, dtype) if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating) else x, tree)
+
+
+_NOT_A_KERNEL = {"parameter", "get-tuple-element", "bitcast", "tuple", "constant"}
+
+
+def kernels_per_call(hlo_text):
+    """Kernels one call of a compiled XLA:CPU program runs: instructions of the entry computation that are not
+    bookkeeping (parameters, tuples, bitcasts, constants), a fusion counting once and a ``while`` counting
+    its condition and body times its known trip count (recursively)."""
+    computations, current = {}, None
+    for line in hlo_text.splitlines():
+        head = re.match(r"^(ENTRY )?%?([\w.\-]+) .*\{$", line)
+        if head:
+            current = computations.setdefault(head.group(2), [])
+            if head.group(1):
+                entry = head.group(2)
+            continue
+        op = re.search(r"= .*? ([a-z][\w-]*)\(", line) if current is not None else None  # the first "name(" after "="
+        if op:
+            current.append((op.group(1), line))
+
+    def count(name):
+        total = 0
+        for op, line in computations[name]:
+            if op == "while":
+                trips = int(re.search(r'"known_trip_count":\{"n":"(\d+)"', line).group(1))
+                body, cond = re.search(r"body=%?([\w.\-]+)", line).group(1), re.search(r"condition=%?([\w.\-]+)", line).group(1)
+                total += trips * (count(body) + count(cond))
+            elif op not in _NOT_A_KERNEL:
+                total += 1
+        return total
+
+    return count(entry)
 
 
 def profile(name, batch, dtype):
@@ -72,6 +108,7 @@ def profile(name, batch, dtype):
                            sync=jax.block_until_ready)
         rows[stage_name] = {"flops_per_state": cost.get("flops", float("nan")) / batch,
                             "bytes_per_state": cost.get("bytes accessed", float("nan")) / batch,
+                            "kernels_per_call": kernels_per_call(compiled.as_text()),
                             "us_per_state": t / batch * 1e6}
     return rows
 
@@ -89,9 +126,10 @@ def main():
     for name in args.models.split(","):
         results["models"][name] = rows = profile(name, args.batch, dtype)
         print(f"{name} (batch {args.batch}, {args.dtype}; XLA_FLAGS={results['xla_flags'] or 'none'})")
-        print(f"  {'stage':<13}{'kflop/state':>12}{'kB/state':>10}{'us/state':>10}")
+        print(f"  {'stage':<13}{'kflop/state':>12}{'kB/state':>10}{'kernels':>9}{'us/state':>10}")
         for k, r in rows.items():
-            print(f"  {k:<13}{r['flops_per_state'] / 1e3:>12.1f}{r['bytes_per_state'] / 1e3:>10.1f}{r['us_per_state']:>10.2f}")
+            print(f"  {k:<13}{r['flops_per_state'] / 1e3:>12.1f}{r['bytes_per_state'] / 1e3:>10.1f}"
+                  f"{r['kernels_per_call']:>9}{r['us_per_state']:>10.2f}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(results, f, indent=1)
