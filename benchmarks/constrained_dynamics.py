@@ -2,8 +2,8 @@
 
 Times, in float64 on the CPU:
 
-* ``model.realize(state)`` to Acceleration (udot with exact multipliers) under ``jax.jit`` at batch 1 and
-  under ``jax.jit(jax.vmap(...))`` at batch 1024, for the README's Ball four-bar (3 bodies, 1 constraint,
+* ``model.realize(state)`` to Acceleration (udot with exact multipliers) under ``jax.jit`` at batch 1,
+  under ``jax.jit(jax.vmap(...))`` at batch 1024 and under ``jax.jit(jb.tiled_vmap(...))`` (64-lane tiles) at 1024, for the README's Ball four-bar (3 bodies, 1 constraint,
   3 equations) and a 12-body tree with 10 constraints of 6 types (13 equations);
 * the compile time of each;
 * eager calls: ``model.calc_m(state)`` (a compiled entry point) and ``system.project(state, 1e-10)``
@@ -87,13 +87,13 @@ def _random_states(model, n, seed=0):
     return s, q, u
 
 
-def time_forward_dynamics(model, batch, budget_s):
+def time_forward_dynamics(model, batch, budget_s, tiled=False):
     base, q, u = _random_states(model, batch)
 
     def udot(q, u):
         return model.realize(base.set_q(q).set_u(u)).acceleration.udot
 
-    fn = jax.jit(udot) if batch == 1 else jax.jit(jax.vmap(udot))
+    fn = jax.jit(udot) if batch == 1 else jax.jit(jb.tiled_vmap(udot) if tiled else jax.vmap(udot))
     args = (q[0], u[0]) if batch == 1 else (q, u)
     t0 = time.perf_counter()
     jax.block_until_ready(fn(*args))
@@ -133,9 +133,9 @@ def main(argv=None):
         system = make()
         model = system.realize_topology()
         entry = {"m": model.get_num_constraint_equations()}
-        for batch in (1, 1024):
-            entry[f"batch{batch}"] = time_forward_dynamics(model, batch, args.budget)
-            print(name, batch, entry[f"batch{batch}"], flush=True)
+        for key, batch, tiled in (("batch1", 1, False), ("batch1024", 1024, False), ("batch1024_tiled", 1024, True)):
+            entry[key] = time_forward_dynamics(model, batch, args.budget, tiled)
+            print(name, key, entry[key], flush=True)
         entry["eager"] = time_eager(make())
         print(name, "eager", entry["eager"], flush=True)
         results[name] = entry
