@@ -146,12 +146,14 @@ _CACHE_STAGE = {
 }
 
 # The Stage each State variable belongs to (Simbody's stage of a state variable): changing it invalidates
-# that stage and every later one. The setters below drop caches accordingly.
+# that stage and every later one. The setters below drop caches from it (State._with_variables).
 VARIABLE_STAGE = (
     ("constraint_enabled", Stage.Instance), ("lock_level", Stage.Instance), ("lock_q", Stage.Instance),
     ("lock_u", Stage.Instance), ("motion_enabled", Stage.Instance), ("t", Stage.Time), ("q", Stage.Position),
     ("u", Stage.Velocity), ("z", Stage.Dynamics), ("mobility_forces", Stage.Dynamics),
     ("body_forces", Stage.Dynamics), ("force_enabled", Stage.Dynamics))
+
+_STAGE_OF_VARIABLE = dict(VARIABLE_STAGE)
 
 # What lowest_stage_difference returns for two States with equal variables (one past the last Stage).
 NO_STAGE_DIFFERENCE = len(Stage)
@@ -222,57 +224,55 @@ class State(eqx.Module):
             stage = _CACHE_STAGE[name]
         return stage
 
-    def _drop_from(self, first: str) -> "State":
-        keep = {}
-        dropping = False
-        for name in _CACHE_FIELDS:
-            dropping = dropping or name == first
-            keep[name] = None if dropping else getattr(self, name)
-        return _replace(self, **keep)
+    def _with_variables(self, **values) -> "State":
+        """A copy with State variables replaced and every cache of their lowest VARIABLE_STAGE and later dropped."""
+        stage = min(_STAGE_OF_VARIABLE[name] for name in values)
+        caches = {name: None if _CACHE_STAGE[name] >= stage else getattr(self, name) for name in _CACHE_FIELDS}
+        return _replace(self, **caches, **values)
 
     # -- setters (each returns a new State) ----------------------------------
 
     def set_time(self, t) -> "State":
-        return _replace(self._drop_from("position"), t=_array(t, self.t.dtype, "t"))
+        return self._with_variables(t=_array(t, self.t.dtype, "t"))
 
     def set_q(self, q) -> "State":
         q = _array(q, self.q.dtype, "q")
         _check_shape(q, self.q.shape, "q")
-        return _replace(self._drop_from("position"), q=q)
+        return self._with_variables(q=q)
 
     def set_u(self, u) -> "State":
         u = _array(u, self.u.dtype, "u")
         _check_shape(u, self.u.shape, "u")
-        return _replace(self._drop_from("velocity"), u=u)
+        return self._with_variables(u=u)
 
     def set_z(self, z) -> "State":
         z = _array(z, self.z.dtype, "z")
         _check_shape(z, self.z.shape, "z")
-        return _replace(self._drop_from("dynamics"), z=z)
+        return self._with_variables(z=z)
 
     def set_mobility_forces(self, f) -> "State":
         """Set the applied generalized forces (nu,); drops Dynamics and later."""
         f = _array(f, self.mobility_forces.dtype, "mobility_forces")
         _check_shape(f, self.mobility_forces.shape, "mobility_forces")
-        return _replace(self._drop_from("dynamics"), mobility_forces=f)
+        return self._with_variables(mobility_forces=f)
 
     def set_body_forces(self, F) -> "State":
         """Set the applied body spatial forces (nbodies, 2, 3) at Bo in G; drops Dynamics and later."""
         F = _array(F, self.body_forces.dtype, "body_forces")
         _check_shape(F, self.body_forces.shape, "body_forces")
-        return _replace(self._drop_from("dynamics"), body_forces=F)
+        return self._with_variables(body_forces=F)
 
     def set_constraint_enabled(self, enabled) -> "State":
         """Set which constraints are enforced, (nconstraints,) bool; drops every cache (Instance stage)."""
         enabled = jnp.asarray(enabled, bool)
         _check_shape(enabled, self.constraint_enabled.shape, "constraint_enabled")
-        return _replace(self._drop_from("position"), constraint_enabled=enabled)
+        return self._with_variables(constraint_enabled=enabled)
 
     def set_force_enabled(self, enabled) -> "State":
         """Set which force elements act, (nforces,) bool in ``model.forces`` order; drops Dynamics and later."""
         enabled = jnp.asarray(enabled, bool)
         _check_shape(enabled, self.force_enabled.shape, "force_enabled")
-        return _replace(self._drop_from("dynamics"), force_enabled=enabled)
+        return self._with_variables(force_enabled=enabled)
 
     def set_locks(self, lock_level, lock_q, lock_u) -> "State":
         """Replace every lock (an Instance-stage change: drops all caches)."""
@@ -282,13 +282,13 @@ class State(eqx.Module):
         _check_shape(lock_level, self.lock_level.shape, "lock_level")
         _check_shape(lock_q, self.lock_q.shape, "lock_q")
         _check_shape(lock_u, self.lock_u.shape, "lock_u")
-        return _replace(self._drop_from("position"), lock_level=lock_level, lock_q=lock_q, lock_u=lock_u)
+        return self._with_variables(lock_level=lock_level, lock_q=lock_q, lock_u=lock_u)
 
     def set_motion_enabled(self, enabled) -> "State":
         """Set which bodies' Motions are enforced, (nbodies,) bool; drops every cache (Instance stage)."""
         enabled = jnp.asarray(enabled, bool)
         _check_shape(enabled, self.motion_enabled.shape, "motion_enabled")
-        return _replace(self._drop_from("position"), motion_enabled=enabled)
+        return self._with_variables(motion_enabled=enabled)
 
     # -- simple getters -------------------------------------------------------
 
