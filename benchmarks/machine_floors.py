@@ -18,31 +18,27 @@ at batch 1 or per tile of ``jb.tiled_vmap``.
 
 from __future__ import annotations
 
-import time
+import os
+import sys
 
 import jax
 
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import median_time  # noqa: E402
 
 
-def _times(fn, *args, reps):
-    fn(*args).block_until_ready()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn(*args).block_until_ready()
-        out.append(time.perf_counter() - t0)
-    return float(np.median(out)), float(np.min(out))
+def _median_s(fn, *args, reps):
+    """Median wall time (s) of ``fn(*args)`` over ``reps`` calls after one warm-up call."""
+    return median_time(lambda: fn(*args), min_reps=reps, max_reps=reps, target_s=0.0, sync=jax.block_until_ready)[0]
 
 
 def bandwidth(megabytes):
-    """(median, best) GB/s of ``2 x + 1`` over a float64 array of ``megabytes`` MB (read + write counted)."""
+    """Median GB/s of ``2 x + 1`` over a float64 array of ``megabytes`` MB (read + write counted)."""
     x = jnp.ones(megabytes * 2**20 // 8)
-    med, best = _times(jax.jit(lambda x: x * 2.0 + 1.0), x, reps=30)
-    gb = 2 * megabytes / 1024
-    return gb / med, gb / best
+    return 2 * megabytes / 1024 / _median_s(jax.jit(lambda x: x * 2.0 + 1.0), x, reps=30)
 
 
 def kernel_launch(n):
@@ -53,23 +49,21 @@ def kernel_launch(n):
             x = jax.lax.optimization_barrier(jnp.sin(x) * 1.0001)
         return x
 
-    med, _ = _times(jax.jit(chain), jnp.ones(6), reps=500)
-    return med * 1e6 / n
+    return _median_s(jax.jit(chain), jnp.ones(6), reps=500) * 1e6 / n
 
 
 def call_and_loop(iterations):
     """(median µs of one tiny jitted call, median µs per iteration of a tiny fori_loop)."""
     x = jnp.ones(6)
-    call, _ = _times(jax.jit(lambda x: x + 1.0), x, reps=2000)
-    loop, _ = _times(jax.jit(lambda x: jax.lax.fori_loop(0, iterations, lambda i, y: jnp.sin(y) * 1.0001, x)), x, reps=500)
+    call = _median_s(jax.jit(lambda x: x + 1.0), x, reps=2000)
+    loop = _median_s(jax.jit(lambda x: jax.lax.fori_loop(0, iterations, lambda i, y: jnp.sin(y) * 1.0001, x)), x, reps=500)
     return call * 1e6, (loop - call) * 1e6 / iterations
 
 
 def main():
     print(f"jax {jax.__version__}, backend {jax.default_backend()}")
     for mb in (8, 64, 436):
-        med, best = bandwidth(mb)
-        print(f"elementwise kernel, {mb} MB in + {mb} MB out: {med:.1f} GB/s median, {best:.1f} best")
+        print(f"elementwise kernel, {mb} MB in + {mb} MB out: {bandwidth(mb):.1f} GB/s (median)")
     for n in (50, 200):
         print(f"chain of {n} unfusable tiny kernels: {kernel_launch(n):.2f} us per kernel")
     call, per_iteration = call_and_loop(100)
