@@ -25,14 +25,25 @@ def _lanes(n, seed=0):
     return q, u, mass
 
 
-@pytest.mark.parametrize("batch", [7, 37])  # below one tile (plain vmap), tiles with a padded remainder
-def test_tiles_equal_plain_vmap(batch):
+def _scan_lengths(fn, *args):
+    return [e.params["length"] for e in jax.make_jaxpr(fn)(*args).eqns if e.primitive.name == "scan"]
+
+
+@pytest.mark.parametrize("batch,tile,n_tiles", [(7, 4, 2), (37, 8, 5)])  # each: full tiles and a padded remainder
+def test_tiles_equal_plain_vmap(batch, tile, n_tiles):
     lanes = _lanes(batch)
+    tiled_fn = jb.tiled_vmap(udot_and_energy, tile=tile)
+    assert _scan_lengths(tiled_fn, *lanes) == [n_tiles]  # tiled, not the plain-vmap fallback
     plain = jax.jit(jax.vmap(udot_and_energy))(*lanes)
-    tiled = jax.jit(jb.tiled_vmap(udot_and_energy, tile=8))(*lanes)
+    tiled = jax.jit(tiled_fn)(*lanes)
     for got, want in zip(tiled, plain):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_batch_within_one_tile_is_plain_vmap():
+    lanes = _lanes(7)
+    assert _scan_lengths(jb.tiled_vmap(udot_and_energy, tile=8), *lanes) == []
 
 
 def test_default_tiles_64_lanes_on_cpu():
