@@ -14,8 +14,14 @@ class IntegratorStats(eqx.Module):
     steps_attempted, steps_taken, error_test_failures; projection_failures (Simbody's convergence failures:
     the step is retried at half size); realizations (stage evaluations to Acceleration); projections
     (q and u projections that changed the state); step_limit_reached: an ``internal_step_limit`` stopped
-    a ``step_to`` before its time (the lane is then terminated, never hangs).
+    a ``step_to`` before its time (the lane is then terminated, never hangs); status: bit flags of bad inputs
+    found while traced (eager calls raise instead): ``BAD_REPORT_TIME`` (a report time not finite, or before
+    the run's last report time), ``BAD_EVENT_TIME`` (a scheduled item's next time was NaN). A flagged lane
+    stops (terminated) where it was, and its reported states from then on are NaN, never stale.
     """
+
+    BAD_REPORT_TIME = 1
+    BAD_EVENT_TIME = 2
 
     steps_attempted: jnp.ndarray
     steps_taken: jnp.ndarray
@@ -24,11 +30,12 @@ class IntegratorStats(eqx.Module):
     realizations: jnp.ndarray
     projections: jnp.ndarray
     step_limit_reached: jnp.ndarray
+    status: jnp.ndarray
 
     @staticmethod
     def zeros() -> IntegratorStats:
         z = jnp.zeros((), jnp.int32)
-        return IntegratorStats(z, z, z, z, z, z, jnp.zeros((), bool))
+        return IntegratorStats(z, z, z, z, z, z, jnp.zeros((), bool), z)
 
 
 class EventRecord(eqx.Module):
@@ -56,8 +63,9 @@ class EventRecord(eqx.Module):
 class IntegratorRun(eqx.Module):
     """Where a rollout stands: ``state`` (t, q, u, z, ... at the last step end, caches dropped), ``ydot`` there,
     the next step size ``h``, the last step's start (t_prev, y_prev, ydot_prev) for interpolation,
-    ``witness`` (n triggered,) values at ``state``, ``terminated`` (a handler asked, or the step limit was
-    reached), ``stats`` (IntegratorStats) and ``events`` (EventRecord)."""
+    ``witness`` (n triggered,) values at ``state``, ``terminated`` (a handler asked, the step limit was
+    reached, or ``stats.status`` flags a bad input), ``stats`` (IntegratorStats), ``events`` (EventRecord) and
+    ``t_reported``, the last report time (``step_to`` never goes back before it)."""
 
     state: State
     ydot: jnp.ndarray
@@ -69,6 +77,7 @@ class IntegratorRun(eqx.Module):
     terminated: jnp.ndarray
     stats: IntegratorStats
     events: EventRecord
+    t_reported: jnp.ndarray
 
     def get_time(self):
         return self.state.t

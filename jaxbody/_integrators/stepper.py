@@ -33,6 +33,46 @@ def _where(c, a, b):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(c, x, y), a, b)
 
 
+def _nan_like(x):
+    return jnp.full_like(x, jnp.nan) if jnp.issubdtype(x.dtype, jnp.inexact) else x
+
+
+def _stopped(run: IntegratorRun, flag: int) -> IntegratorRun:
+    """The run terminated where it is, with ``flag`` added to its status."""
+    return eqx.tree_at(lambda r: (r.terminated, r.stats.status), run,
+                       (jnp.ones((), bool), run.stats.status | flag))
+
+
+def _concrete(x):
+    """``x`` as a float64 NumPy array, or None when it is (or holds) a tracer."""
+    try:
+        return np.asarray(x, np.float64)
+    except (jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
+        return None
+
+
+def _check_report_times(times, t_reported, what):
+    """Concrete report times: a scalar or 1-d, finite, strictly increasing, not before the run's last report."""
+    t = _concrete(times)
+    if t is None:
+        return
+    if t.ndim > 1:
+        raise InvalidArgument(f"{what}: report times must be a scalar or a 1-d array, got shape {t.shape}")
+    t = np.atleast_1d(t)
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise InvalidArgument(f"{what}: report times must be finite; entry {bad[0]} is {t[bad[0]]}")
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if back.size:
+        i = back[0] + 1
+        raise InvalidArgument(f"{what}: report times must be strictly increasing; entry {i} ({t[i]}) follows {t[i - 1]}")
+    start = _concrete(t_reported)
+    if start is not None and t.size and t[0] < start:
+        raise InvalidArgument(
+            f"{what}: report time {t[0]} is before the run's time {float(start)}: a run only goes forward "
+            "(initialize a new one to start again)")
+
+
 class TimeStepper(eqx.Module):
     """``TimeStepper(system_or_model, integrator, events=None, max_reports=64, differentiable=False,
     time_advanced_events=None)``.
@@ -93,7 +133,7 @@ class TimeStepper(eqx.Module):
         return IntegratorRun(
             state=state, ydot=ydot, h=jnp.asarray(settings.initial_step_in_use, ydot.dtype), t_prev=state.t,
             y_prev=join_y(state), ydot_prev=ydot, witness=event_step.witnesses(items, model, realized),
-            terminated=terminate, stats=stats, events=record)
+            terminated=terminate, stats=stats, events=record, t_reported=state.t)
 
     # -- one attempt -------------------------------------------------------------------------------------
 
@@ -137,12 +177,16 @@ class TimeStepper(eqx.Module):
             error_test_failures=stats.error_test_failures + (~accepted & ~failed),
             projection_failures=stats.projection_failures + failed,
             realizations=stats.realizations + n_evals + accepted, projections=stats.projections + n_proj,
-            step_limit_reached=stats.step_limit_reached)
+            step_limit_reached=stats.step_limit_reached, status=stats.status)
         new = IntegratorRun(state=r1.set_time(t1), ydot=f1, h=h_new, t_prev=t0, y_prev=y0, ydot_prev=f0,
-                            witness=run.witness, terminated=run.terminated, stats=stats, events=run.events)
+                            witness=run.witness, terminated=run.terminated, stats=stats, events=run.events,
+                            t_reported=run.t_reported)
         if event_step.triggered_items(items) or event_step.scheduled_items(items) or self.time_advanced_events:
             new = self._events_after_step(new, run, r1, sched_times, accepted)
-        return _where(accepted, new, eqx.tree_at(lambda r: (r.h, r.stats), run, (h_new, stats)))
+        new = _where(accepted, new, eqx.tree_at(lambda r: (r.h, r.stats), run, (h_new, stats)))
+        if event_step.scheduled_items(items):  # a NaN next time would make t NaN: stop the lane and say why
+            new = _where(jnp.any(jnp.isnan(sched_times)), _stopped(run, IntegratorStats.BAD_EVENT_TIME), new)
+        return new
 
     def _adjust(self, s0, y0, y1, err, h, limited, failed):
         """(h_new, accepted, failed): Simbody's error norm and step-size rule; a failed projection halves h."""
@@ -206,10 +250,15 @@ class TimeStepper(eqx.Module):
     # -- step_to / simulate --------------------------------------------------------------------------------
 
     def step_to(self, run: IntegratorRun, t_report):
-        """Advance to ``t_report`` (s). Returns (run, state at t_report) -- the state where the run stopped if a
-        handler terminated it or the step limit was reached (see run.terminated, run.stats)."""
+        """Advance to ``t_report`` (s), not before the run's last report time. Returns (run, state at t_report)
+        -- the state where the run stopped if a handler terminated it or the step limit was reached (see
+        run.terminated, run.stats). A non-finite or earlier time raises when concrete; traced, it sets
+        ``run.stats.status`` (BAD_REPORT_TIME) and the state is NaN (as every later one of that run)."""
         settings = self.integrator.settings
+        _check_report_times(t_report, run.t_reported, "TimeStepper.step_to")
         t_report = jnp.asarray(t_report, run.ydot.dtype)
+        bad = ~jnp.isfinite(t_report) | (t_report < run.t_reported)
+        run = _where(bad, _stopped(run, IntegratorStats.BAD_REPORT_TIME), run)
         limit = settings.internal_step_limit
 
         def active(c):
@@ -227,9 +276,11 @@ class TimeStepper(eqx.Module):
         else:
             run, n = jax.lax.while_loop(active, body, start)
         hit_limit = (~run.terminated) & (run.state.t < t_report) & (n >= limit)
-        run = eqx.tree_at(lambda r: (r.terminated, r.stats.step_limit_reached), run,
-                          (run.terminated | hit_limit, run.stats.step_limit_reached | hit_limit))
-        return run, self._report_state(run, t_report)
+        run = eqx.tree_at(lambda r: (r.terminated, r.stats.step_limit_reached, r.t_reported), run,
+                          (run.terminated | hit_limit, run.stats.step_limit_reached | hit_limit,
+                           jnp.where(bad, run.t_reported, t_report)))
+        reported = self._report_state(run, t_report)
+        return run, _where(run.stats.status != 0, jax.tree_util.tree_map(_nan_like, reported), reported)
 
     def _report_state(self, run: IntegratorRun, t_report) -> State:
         settings, model = self.integrator.settings, self.integrator.model
@@ -253,9 +304,13 @@ class TimeStepper(eqx.Module):
         """Initialize (if given a State) and step to each report time in turn.
 
         Returns (final IntegratorRun, states): a State pytree with a leading axis len(report_times) (caches
-        dropped). One compiled loop; under vmap every lane takes its own steps.
+        dropped). One compiled loop; under vmap every lane takes its own steps. Report times must be finite,
+        strictly increasing and not before the run's time: concrete ones are checked here (InvalidArgument);
+        traced ones per lane as in ``step_to`` (a NaN or decreasing time sets ``run.stats.status`` and makes
+        that row and every later one NaN; a repeated time repeats its row).
         """
         run = self.initialize(state_or_run) if isinstance(state_or_run, State) else state_or_run
+        _check_report_times(report_times, run.t_reported, "TimeStepper.simulate")
         times = jnp.asarray(report_times, run.ydot.dtype)
 
         def one(r, t):
