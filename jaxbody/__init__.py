@@ -65,6 +65,7 @@ from jaxbody._api.unilateral_contacts import (
 from jaxbody._constraints.projection import ProjectOptions as ProjectOptions
 from jaxbody._constraints.projection import ProjectResults as ProjectResults
 from jaxbody._dynamics.motion import Motion as Motion
+from jaxbody._dynamics.parameter_checks import check_parameters as check_parameters
 from jaxbody._dynamics.parameters import replace_parameters as replace_parameters
 from jaxbody._dynamics.singularities import SingularityReport as SingularityReport
 from jaxbody._dynamics.singularities import check_singularities as check_singularities

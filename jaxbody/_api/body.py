@@ -6,6 +6,7 @@ import numpy as np
 
 from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody._math.spatial import Rotation, Transform
+from jaxbody._math.validity import first_failure, message, rotation_failures, vector_failures
 from jaxbody.errors import InvalidArgument
 
 
@@ -39,8 +40,7 @@ def host_transform(X, what: str, body_name: str) -> tuple[np.ndarray, np.ndarray
     p = np.asarray(X.p, dtype=float)
     if R.shape != (3, 3) or p.shape != (3,):
         raise InvalidArgument(f"{body_name}: {what} must hold a 3x3 rotation and a 3-vector, got {R.shape}, {p.shape}")
-    if not (np.all(np.isfinite(R)) and np.all(np.isfinite(p))):
-        raise InvalidArgument(f"{body_name}: {what} is not finite")
-    if not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
-        raise InvalidArgument(f"{body_name}: {what} rotation is not a proper orthonormal matrix: {R.tolist()}")
+    failed = first_failure({**rotation_failures(R), **vector_failures(p)})
+    if failed:
+        raise InvalidArgument(f"{body_name}: " + message(failed[0], what, R))
     return R, p

@@ -13,6 +13,8 @@ import dataclasses
 import equinox as eqx
 import jax.numpy as jnp
 
+from jaxbody._dynamics.parameter_checks import raise_if_invalid
+
 
 class Parameters(eqx.Module):
     """Per-body constants (rows: bodies, Ground first).
@@ -37,8 +39,14 @@ class Parameters(eqx.Module):
 
 
 def replace_parameters(model, **changes):
-    """A copy of ``model`` with some Parameters fields replaced (same topology: no recompilation)."""
-    return dataclasses.replace(model, parameters=dataclasses.replace(model.parameters, **changes))
+    """A copy of ``model`` with some Parameters fields replaced (same topology: no recompilation).
+
+    Concrete values get the builders' checks (negative mass, an unphysical inertia about Bo or the mass center,
+    a non-rotation R_PF or R_BM, non-finite vectors) and raise their errors naming the body; traced values
+    (under jit, vmap, grad) are not checked here: ``jb.check_parameters(model)`` checks them on request."""
+    new = dataclasses.replace(model, parameters=dataclasses.replace(model.parameters, **changes))
+    raise_if_invalid(new, "replace_parameters")
+    return new
 
 
 __all__ = ["Parameters", "replace_parameters"]

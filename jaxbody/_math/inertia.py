@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody._math.validity import first_failure, inertia_failures, mass_failures, message
 from jaxbody.errors import InvalidArgument, InvalidInertia
-
-# Relative tolerance for the physical-validity checks (Simbody uses a few eps).
-_TOL = 1e-10
 
 
 def _vec3(x, what):
@@ -32,19 +30,9 @@ def _vec3(x, what):
 def check_inertia_matrix(I, what="inertia"):
     """Raise InvalidInertia unless I is symmetric, PSD-diagonal and obeys the triangle inequalities."""
     I = np.asarray(I, dtype=float)
-    if I.shape != (3, 3) or not np.all(np.isfinite(I)):
-        raise InvalidInertia(f"{what} must be a finite 3x3 matrix, got {I!r}")
-    scale = max(1.0, float(np.max(np.abs(I))))
-    if not np.allclose(I, I.T, rtol=0, atol=_TOL * scale):
-        raise InvalidInertia(f"{what} is not symmetric: {I.tolist()}")
-    d = np.diag(I)
-    tol = _TOL * scale
-    if np.any(d < -tol):
-        raise InvalidInertia(f"{what} has a negative moment of inertia: diagonal {d.tolist()}")
-    if d[0] + d[1] < d[2] - tol or d[0] + d[2] < d[1] - tol or d[1] + d[2] < d[0] - tol:
-        raise InvalidInertia(f"{what} violates the triangle inequality: diagonal {d.tolist()}")
-    if np.min(np.linalg.eigvalsh(0.5 * (I + I.T))) < -tol:
-        raise InvalidInertia(f"{what} is not positive semidefinite: {I.tolist()}")
+    failed = ("inertia finite", ()) if I.shape != (3, 3) else first_failure(inertia_failures(I))
+    if failed:
+        raise InvalidInertia(message(failed[0], what, I))
     return I
 
 
@@ -103,8 +91,8 @@ class MassProperties:
 
     def __init__(self, mass, com=(0.0, 0.0, 0.0), inertia=None):
         mass = float(mass)
-        if not np.isfinite(mass) or mass < 0:
-            raise InvalidInertia(f"mass must be finite and >= 0, got {mass}")
+        if first_failure(mass_failures(np.float64(mass))):
+            raise InvalidInertia(message("mass", "mass", mass))
         self.mass = mass
         self.com = _vec3(com, "mass center")
         if inertia is None:

@@ -1,0 +1,61 @@
+"""The builders' physical-validity checks on a Model's Parameters: per body, for concrete or traced values.
+
+``jb.replace_parameters`` raises the builders' errors (naming the body) when the new values are concrete;
+``jb.check_parameters(model)`` returns the same checks as boolean arrays, so a traced, vmapped or
+differentiated model can be checked on request. Both run the one set of checks in jaxbody._math.validity.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._math.validity import (first_failure, inertia_failures, mass_failures, message, rotation_failures,
+                                    vector_failures)
+from jaxbody.errors import InvalidArgument, InvalidInertia
+
+
+def _checked_values(params, xp):
+    """(what, checks, (..., nbodies, ...) values) in the builders' order."""
+    m, c, inertia = params.mass, params.com_B, params.inertia_Bo_B
+    point = m[..., None, None] * (xp.sum(c * c, axis=-1)[..., None, None] * xp.eye(3, dtype=c.dtype)
+                                  - c[..., :, None] * c[..., None, :])
+    return (("mass", mass_failures, m), ("mass center", vector_failures, c), ("inertia", inertia_failures, inertia),
+            ("inertia about the mass center", inertia_failures, inertia - point),
+            ("X_PF", rotation_failures, params.R_PF), ("X_PF", vector_failures, params.p_PF),
+            ("X_BM", rotation_failures, params.R_BM), ("X_BM", vector_failures, params.p_BM))
+
+
+def _failures(params, xp):
+    """{(what, check): ((..., nbodies) failures, values)}; Ground's row (never mobilized or used) is not checked."""
+    movable = xp.arange(params.mass.shape[-1]) > 0
+    return {(what, check): (fails & movable, value) for what, checks, value in _checked_values(params, xp)
+            for check, fails in checks(value, xp).items()}
+
+
+def check_parameters(model) -> dict:
+    """The builders' checks of ``model.parameters``, per body: ``{check: bool array (..., nbodies)}``, True where
+    the body fails (all False: valid). Keys read "<what>: <check>", e.g. "mass: mass", "inertia about the mass
+    center: triangle", "X_PF: rotation". Pure jax.numpy: works on traced, vmapped (leading batch axes) and
+    differentiated models, and never raises; ``jb.replace_parameters`` raises for concrete values instead."""
+    return {f"{what}: {check}": fails for (what, check), (fails, _) in _failures(model.parameters, jnp).items()}
+
+
+def raise_if_invalid(model, operation: str) -> None:
+    """The builders' error for the first failing check of concrete parameters, naming the body; traced: nothing."""
+    p = model.parameters
+    leaves = (p.mass, p.com_B, p.inertia_Bo_B, p.R_PF, p.p_PF, p.R_BM, p.p_BM)
+    if any(isinstance(x, jax.core.Tracer) for x in leaves):
+        return
+    concrete = type(p)(*(np.asarray(x) for x in leaves), p.mobilizer_params, p.constraint_params)
+    failures = _failures(concrete, np)
+    failed = first_failure({key: fails for key, (fails, _) in failures.items()})
+    if failed:
+        (what, check), index = failed
+        error = InvalidArgument if what.startswith("X_") else InvalidInertia
+        raise error(f"{operation}: body {model.topology.body_names[index[-1]]!r}: "
+                    + message(check, what, failures[what, check][1][index]))
+
+
+__all__ = ["check_parameters", "raise_if_invalid"]
