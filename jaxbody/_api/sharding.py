@@ -17,6 +17,7 @@ lanes (``jax.make_array_from_process_local_data``); the function is unchanged.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 from jax.sharding import PartitionSpec
 
 from jaxbody.errors import InvalidArgument
@@ -38,7 +39,10 @@ def sharded_vmap(fn, mesh: jax.sharding.Mesh | None = None, axis_name: str | Non
 
     Returns:
         A jit-compatible function of batched arguments (leading axis B, a multiple of the number of
-        devices on ``axis_name``) whose outputs have the leading axis B, sharded over ``axis_name``.
+        devices on ``axis_name``: pad the batch yourself, no lanes are invented) whose outputs have the
+        leading axis B, sharded over ``axis_name``. Plain (unsharded) arrays are placed on the mesh here
+        (``device_put`` with ``NamedSharding(mesh, P(axis_name))``); a scalar argument is shared by every
+        lane (broadcast to the batch).
         Differentiable (``jax.grad`` of a sum over lanes gives the per-lane gradients).
     """
     mesh = default_mesh() if mesh is None else mesh
@@ -48,19 +52,34 @@ def sharded_vmap(fn, mesh: jax.sharding.Mesh | None = None, axis_name: str | Non
     n_devices = mesh.shape[axis_name]
     spec = PartitionSpec(axis_name)
 
+    sharding = jax.sharding.NamedSharding(mesh, spec)
+    explicit = dict(zip(mesh.axis_names, mesh.axis_types))[axis_name] == jax.sharding.AxisType.Explicit
+
     def mapped(*args):
-        for leaf in jax.tree_util.tree_leaves(args):
-            if not leaf.shape or leaf.shape[0] % n_devices:
-                raise InvalidArgument(
-                    f"sharded_vmap: every argument needs a leading batch axis that is a multiple of the {n_devices} "
-                    f"devices on mesh axis {axis_name!r}; got an array of shape {leaf.shape} (pad the batch)"
-                )
+        leaves, tree = jax.tree_util.tree_flatten(args)
+        sizes = {jnp.shape(leaf)[0] for leaf in leaves if jnp.ndim(leaf)}
+        if len(sizes) != 1 or next(iter(sizes)) % n_devices:
+            shapes = [jnp.shape(leaf) for leaf in leaves]
+            raise InvalidArgument(
+                f"sharded_vmap: the batched arguments need one leading batch axis, a multiple of the {n_devices} "
+                f"devices on mesh axis {axis_name!r} (pad the batch); got shapes {shapes}")
+        (batch,) = sizes
+        leaves = [_placed(jnp.broadcast_to(leaf, (batch,)) if not jnp.ndim(leaf) else leaf, sharding, explicit)
+                  for leaf in leaves]
         per_shard = jax.shard_map(
             jax.vmap(fn), mesh=mesh, in_specs=(spec,) * len(args), out_specs=spec, check_vma=False
         )
-        return per_shard(*args)
+        return per_shard(*jax.tree_util.tree_unflatten(tree, leaves))
 
     return mapped
+
+
+def _placed(x, sharding, explicit: bool):
+    """``x`` split over the mesh axis: concrete arrays by ``device_put``, traced ones by ``jax.reshard`` (Explicit
+    axes) or a sharding constraint (Auto axes)."""
+    if isinstance(x, jax.core.Tracer):
+        return jax.reshard(x, sharding) if explicit else jax.lax.with_sharding_constraint(x, sharding)
+    return x if getattr(x, "sharding", None) == sharding else jax.device_put(x, sharding)
 
 
 __all__ = ["default_mesh", "sharded_vmap"]

@@ -76,5 +76,38 @@ def test_sharded_sweep_matches_unsharded_for_explicit_and_auto_axes(tmp_path):
     assert run.stdout.split() == ["ok", "AxisType.Explicit", "ok", "AxisType.Auto", "ok", "bad", "batch"], run.stdout
 
 
+PLACEMENT = textwrap.dedent(
+    """
+    import jax, jax.numpy as jnp, numpy as np
+    jax.config.update("jax_enable_x64", True)
+    from jax.sharding import AxisType
+    import jaxbody as jb
+
+    x = np.linspace(0.0, 1.0, 8)
+    for kind in (AxisType.Explicit, AxisType.Auto):
+        mesh = jax.make_mesh((4,), ("batch",), axis_types=(kind,))
+        f = jb.sharded_vmap(lambda x, s: jnp.sin(x) * s, mesh)
+        out = f(x, 2.0)  # a plain NumPy batch and a scalar shared by every lane
+        assert len(out.sharding.device_set) == 4, out.sharding
+        np.testing.assert_allclose(np.asarray(out), np.sin(x) * 2.0, rtol=1e-15)
+        with jax.set_mesh(mesh):
+            out = jax.jit(f)(jnp.asarray(x), 3.0)  # an unsharded traced batch
+        np.testing.assert_allclose(np.asarray(out), np.sin(x) * 3.0, rtol=1e-15)
+        print("ok", kind)
+    try:
+        f(np.zeros(6), 1.0)
+    except jb.InvalidArgument as e:
+        assert "multiple of the 4 devices" in str(e), e
+        print("ok bad batch")
+    """
+)
+
+
+def test_sharded_vmap_places_plain_arrays_and_broadcasts_scalars(tmp_path):
+    run = run_on_cpu_devices(PLACEMENT, tmp_path / "placement.py")
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    assert run.stdout.split() == ["ok", "AxisType.Explicit", "ok", "AxisType.Auto", "ok", "bad", "batch"], run.stdout
+
+
 if __name__ == "__main__":
     pytest.main([__file__])
