@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from jaxbody._api.constraint import Constraint
+from jaxbody._api.force_handles import ForceHandle
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import (
     GeneralForceSubsystem,
@@ -74,8 +75,12 @@ class ImportedModel:
     frames: every link/body name -> Frame (a fused link keeps its frame on the body it was fused into);
     coordinates: joint name -> Coordinate (a URDF floating base is "root_joint", as in Pinocchio); constraints: name -> the Constraint made from a URDF mimic
     ("mimic <joint>") or an MJCF equality (its name, or "equality<i>"); joint_limits: joint name -> (lower, upper) in the joint's q units;
-    damping / armature: joint name -> coefficient, metadata only (not applied as forces);
-    gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual.
+    damping: joint name -> coefficient (N m s/rad or N s/m; applied as the ``passive_forces`` dampers);
+    armature: joint name -> coefficient, metadata only (jaxbody has no armature);
+    gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual;
+    passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs and dampers made from the file
+    (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its
+    ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``).
     """
 
     system: MultibodySystem
@@ -90,6 +95,8 @@ class ImportedModel:
     armature: dict[str, float]
     gravity: np.ndarray
     visuals: list[Visual]
+    passive_forces: dict[str, list[ForceHandle]] = dataclasses.field(default_factory=dict)
+    limit_stops: dict[str, ForceHandle] = dataclasses.field(default_factory=dict)
 
 
 def homogeneous(R, p) -> np.ndarray:

@@ -19,8 +19,10 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   connect -> Constraint.Ball(body1, anchor1, body2, anchor2); weld -> Constraint.Weld(body1, relpose,
   body2, Transform(anchor)); joint -> Constraint.CoordinateCoupler ``q1 - sum_k c_k q2^k = 0``.
   Equalities inactive at start are disabled by default.
-* Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Armature and damping are kept
-  as metadata only (jaxbody has no armature: a model with armature warns; its M differs by the armature).
+* Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, fixed-
+  tendon spring-dampers and joint-limit stops become force elements (jaxbody.io.mjcf_passive); frictionloss
+  and the other passive attributes jaxbody does not model warn, naming the joints. Armature is metadata only
+  (jaxbody has no armature: a model with armature warns; its M differs by the armature).
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ from jaxbody.io._frames import (
     rotation_taking,
     up_direction_against,
 )
+from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_parts import add_equalities, mjcf_visuals, names
+from jaxbody.io.mjcf_passive import add_mjcf_passive
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
@@ -66,8 +70,13 @@ def _compile(path_or_string):
         raise InvalidArgument(f"MJCF: {e}") from None
 
 
-def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
+def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
+              limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
+              ) -> ImportedModel:
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
+
+    joint_limits: limited hinge and slide joints get a ``Force.MobilityLinearStop`` at their range, stiffness
+    M_ii / limit_time_constant^2 (s) and dissipation limit_dissipation (s/rad or s/m); see jaxbody.io._passive.
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
     naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints
@@ -126,6 +135,8 @@ def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
+    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
+                                      limit_time_constant, limit_dissipation)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     if armature:
@@ -138,4 +149,5 @@ def load_mjcf(path_or_string: str | os.PathLike) -> ImportedModel:
         joint_limits={joint_names[j]: tuple(float(x) for x in m.jnt_range[j]) for j in range(m.njnt) if m.jnt_limited[j]},
         damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
+        passive_forces=passive, limit_stops=stops,
     )

@@ -15,7 +15,9 @@ Mapping (checked against Pinocchio in tests/io/test_urdf.py):
 * ``floating_base=True`` mounts the root link on a Free mobilizer from Ground. Coordinate map to Pinocchio's
   freeflyer, with R = R_GB: jaxbody q = (qw, qx, qy, qz, x, y, z) vs Pinocchio (x, y, z, qx, qy, qz, qw);
   jaxbody u = (w_GB in G, v = d/dt p_GB in G) vs Pinocchio v = (R^T v, R^T w) (body frame, linear first).
-* Limits and ``dynamics/damping`` are metadata (``joint_limits``, ``damping``); meshes are kept as visuals.
+* ``<dynamics damping>`` -> ``Force.MobilityLinearDamper``; revolute/prismatic ``<limit lower upper>`` ->
+  ``Force.MobilityLinearStop`` (also kept as metadata: ``joint_limits``, ``damping``); ``<dynamics friction>``
+  warns (jaxbody.io.urdf_passive). Meshes are kept as visuals.
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
 from jaxbody.io import _xml
 from jaxbody.io._frames import MassAccumulator, rotation_taking, up_direction_against
+from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.urdf_parse import parse_urdf
+from jaxbody.io.urdf_passive import add_urdf_passive, check_limits
 from jaxbody.io.urdf_visuals import urdf_visuals
 
 _Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
@@ -60,16 +64,24 @@ def mimic_error(q, params):
 
 
 def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
-              gravity=(0.0, 0.0, -9.81)) -> ImportedModel:
+              gravity=(0.0, 0.0, -9.81), joint_limits: bool = True,
+              limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
+              ) -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
     floating_base: mount the root link on a Free mobilizer (else the root link is Ground).
     gravity: (3,) m/s^2 in Ground, added as Force.UniformGravity (URDF itself has none; Pinocchio's default).
+    joint_limits: revolute and prismatic ``<limit>`` s become ``Force.MobilityLinearStop`` s, stiffness
+    M_ii / limit_time_constant^2 (s) and dissipation limit_dissipation (s/rad or s/m); see jaxbody.io._passive.
     Raises InvalidArgument naming the element and line for an unknown joint type, an unknown parent or child
-    link, a link with two parents, a loop, a moving link whose subtree has no mass, or a bad mimic.
+    link, a link with two parents, a loop, a moving link whose subtree has no mass, a bad mimic, or a
+    ``<limit>`` with lower > upper (naming the file too).
     """
-    root_node = _xml.parse(_xml.read_text(path_or_string, "URDF"), "URDF")
+    text = _xml.read_text(path_or_string, "URDF")
+    source = "" if text is path_or_string else f"file {os.fspath(path_or_string)!r}, "
+    root_node = _xml.parse(text, "URDF")
     root, links, joints = parse_urdf(root_node)
+    check_limits(joints, source)
     by_name = {j.name: j for j in joints}
 
     # Pass 1: which body each link's mass lands on (fixed joints fuse), and the link frame in that body.
@@ -128,11 +140,14 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
+    passive, stops = add_urdf_passive(forces, root, links, joints, coordinates, joint_limits, limit_time_constant,
+                                      limit_dissipation)
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
         constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},
         damping={j.name: j.damping for j in joints if j.damping != 0},
         armature={}, gravity=gravity, visuals=urdf_visuals(root_node, host, X_host),
+        passive_forces=passive, limit_stops=stops,
     )
 
 

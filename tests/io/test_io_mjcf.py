@@ -3,7 +3,8 @@
 
 Reference: tests/io/golden/mujoco_*.npz from tests/io/generate_urdf_mjcf_golden.py (armature zeroed in the
 generator's copy). M vs mj_fullM, unconstrained udot vs mj_forward's qacc (constraints, contacts, springs,
-dampers, actuation disabled) and every body pose vs xpos/xmat, to 1e-10 relative, after jaxbody.io.mjcf's
+dampers, actuation disabled; jaxbody's springs and dampers switched off per State and its limit stops not
+loaded: tests/io/test_io_passive.py compares those) and every body pose vs xpos/xmat, to 1e-10 relative, after jaxbody.io.mjcf's
 coordinate map (free: q = (quaternion, position), u = (w, v) in Ground vs qvel = (v, R^T w); ball: qvel =
 R_FM^T u; accelerations map exactly as velocities).
 
@@ -60,7 +61,7 @@ def coordinate_map(imported, g, qpos):
 def load(file):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return jb.io.load_mjcf(os.path.join(MODELS, file))
+        return jb.io.load_mjcf(os.path.join(MODELS, file), joint_limits=False)
 
 
 @functools.cache
@@ -70,11 +71,14 @@ def build(stem):
     model = imported.system.realize_topology()
     g = dict(np.load(os.path.join(HERE, "golden", f"mujoco_{stem}.npz")))
     names = [str(n) for n in g["body_names"][1:]]
+    without_passive = model.default_state()
+    for handle in (h for hs in imported.passive_forces.values() for h in hs):
+        without_passive = imported.forces.set_force_is_disabled(without_passive, handle, True)
 
     @jax.jit
     @jax.vmap
     def evaluate(q, u, tau):
-        s = model.realize(model.default_state().set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Dynamics)
+        s = model.realize(without_passive.set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Dynamics)
         udot, _ = model.calc_acceleration_ignoring_constraints(s, s.dynamics.mobility_forces, s.dynamics.body_forces)
         X = [imported.bodies[n].get_body_transform(s) for n in names]
         perr = {n: c.get_position_errors_as_vector(s) for n, c in imported.constraints.items()}

@@ -1,0 +1,169 @@
+"""MJCF passive joint and tendon forces as jaxbody force elements (read from the compiled MjModel).
+
+MuJoCo's passive forces (``mj_passive``) and what ``load_mjcf`` makes of them (generalized forces in N or N m;
+checked against MuJoCo's qacc in tests/io/test_io_passive.py):
+
+* hinge or slide ``stiffness`` k and ``springref`` q_s (``qpos_spring``): ``Force.MobilityLinearSpring(k, q_s)``,
+  ``-k (q - q_s)`` on the joint's u (q = qpos: the importer rejects a nonzero ``ref``).
+* ball ``stiffness``: MuJoCo's ``-k dif`` on qvel with dif the rotation vector of ``q_s^-1 q`` (angle in
+  [-pi, pi], in the child frame); jaxbody's u is the angular velocity in the parent's frame F (qvel = R_FM^T u),
+  so the force on u is ``R_FM (-k dif)`` (a ``Force.Custom``, PE ``k |dif|^2 / 2``). free: the same on the
+  rotation with R_GB, plus ``-k (p - p_s)`` on the translation (position in Ground).
+* ``damping`` c: ``Force.MobilityLinearDamper(c)`` on each u of the joint (for ball and free joints MuJoCo's
+  ``-c qvel`` with one c on every dof is ``-c u`` in jaxbody's coordinates, since qvel = R^T u).
+* fixed tendons (joint wraps: L = sum_i coef_i q_i) with ``stiffness`` k, ``damping`` c and spring length
+  range [L_lo, L_hi] (``tendon_lengthspring``; one ``springlength`` gives L_lo = L_hi): tension
+  ``F = -k (L - L_hi)`` above the range, ``-k (L - L_lo)`` below, 0 between, minus ``c Ldot``, applied as
+  ``coef_i F`` on u_i (a ``Force.Custom`` per tendon, PE ``k (L - bound)^2 / 2``).
+* limited hinge and slide joints: ``Force.MobilityLinearStop`` at ``range`` (``jaxbody.io._passive``: stiffness
+  M_ii / tau^2 with MuJoCo's ``dof_M0`` less armature); not added with ``joint_limits=False``.
+
+Warned, naming the joints or tendons, and not modelled: ``frictionloss`` (joints and tendons), MuJoCo 4's
+polynomial stiffness and damping coefficients and ``springyield`` (plasticity), ball-joint cone limits, tendon
+limits, armature and friction loss, springs and dampers of spatial tendons, body ``gravcomp``, fluid forces.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._api.force import Force
+from jaxbody._math.spatial import quaternion_from_rotation
+from jaxbody.io._frames import quaternion_matrix
+from jaxbody.io._passive import add_limit_stop, warn_unmodelled
+
+_FREE, _BALL = 0, 1
+_WRAP_JOINT = 1
+
+
+def rotation_vector(R):
+    """Rotation vector (3,) of the rotation R (3, 3): angle in [0, pi] times the unit axis (MuJoCo's
+    ``mju_quat2Vel`` of R's quaternion); zero-safe for gradients."""
+    quat = quaternion_from_rotation(R)  # w >= 0
+    w, v = quat[0], quat[1:]
+    s2 = jnp.sum(v * v)
+    small = s2 < 1e-24
+    s = jnp.sqrt(jnp.where(small, 1.0, s2))
+    return v * jnp.where(small, 2.0 / w, 2.0 * jnp.arctan2(s, w) / s)
+
+
+def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, name: str):
+    """MuJoCo's ball (free: ball + translation) spring on ``mobod`` as a Force.Custom (see the module doc)."""
+    quat_s = qpos_spring[3:7] if free else qpos_spring
+    params = {"stiffness": jnp.asarray(stiffness), "R_s": jnp.asarray(quaternion_matrix(quat_s)),
+              "p_s": jnp.asarray(qpos_spring[0:3] if free else np.zeros(3))}
+
+    def deflections(state, p):
+        R, pos = state.position.R_FM[mobod.index], state.position.p_FM[mobod.index]
+        return R, rotation_vector(p["R_s"].T @ R), pos - p["p_s"]
+
+    def calc_force(model, state, p):
+        R, dif, dp = deflections(state, p)
+        f = jnp.zeros(model.topology.nu, dif.dtype).at[mobod.u_start:mobod.u_start + 3].set(R @ (-p["stiffness"] * dif))
+        if free:
+            f = f.at[mobod.u_start + 3:mobod.u_start + 6].set(-p["stiffness"] * dp)
+        return 0.0, f
+
+    def calc_potential_energy(model, state, p):
+        _, dif, dp = deflections(state, p)
+        return 0.5 * p["stiffness"] * (jnp.sum(dif * dif) + (jnp.sum(dp * dp) if free else 0.0))
+
+    return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF spring {name}")
+
+
+def _tendon_spring_damper(forces, coordinates, coefs, stiffness, damping, lengthspring, name):
+    """A fixed tendon's spring-damper (see the module doc) as a Force.Custom on its joints' u."""
+    mobods = [c.mobilized_body for c in coordinates]
+    params = {"coef": jnp.asarray(coefs), "stiffness": jnp.asarray(stiffness), "damping": jnp.asarray(damping),
+              "lower": jnp.asarray(lengthspring[0]), "upper": jnp.asarray(lengthspring[1])}
+
+    def stretch(state, p):
+        L = p["coef"] @ state.q[jnp.array([b.q_start for b in mobods])]
+        return jnp.where(L > p["upper"], L - p["upper"], jnp.where(L < p["lower"], L - p["lower"], 0.0))
+
+    def calc_force(model, state, p):
+        u_index = jnp.array([b.u_start for b in mobods])
+        tension = -p["stiffness"] * stretch(state, p) - p["damping"] * (p["coef"] @ state.u[u_index])
+        return 0.0, jnp.zeros(model.topology.nu, state.u.dtype).at[u_index].add(p["coef"] * tension)
+
+    def calc_potential_energy(model, state, p):
+        x = stretch(state, p)
+        return 0.5 * p["stiffness"] * x * x
+
+    return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF tendon {name}")
+
+
+def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: bool, time_constant: float,
+                     dissipation: float):
+    """Springs, dampers, tendon spring-dampers and limit stops of the compiled model ``m``, added to ``forces``.
+
+    Returns ``(passive, stops)``: joint name (or ``"tendon <name>"``) -> list of its spring/damper handles, and
+    joint name -> its MobilityLinearStop handle. Warns once per attribute that is not modelled.
+    """
+    passive: dict[str, list] = {}
+    for j, name in enumerate(joint_names):
+        c, jtype = coordinates[name], int(m.jnt_type[j])
+        dof, padr, k = int(m.jnt_dofadr[j]), int(m.jnt_qposadr[j]), float(m.jnt_stiffness[j])
+        handles = passive.setdefault(name, [])
+        if k != 0:
+            if jtype in (_FREE, _BALL):
+                handles.append(_rotation_spring(forces, c.mobilized_body, jtype == _FREE, k,
+                                                np.array(m.qpos_spring[padr:padr + c.nq]), name))
+            else:
+                handles.append(Force.MobilityLinearSpring(forces, c.mobilized_body, 0, k, float(m.qpos_spring[padr])))
+        for i in range(c.nu):
+            if m.dof_damping[dof + i] != 0:
+                handles.append(Force.MobilityLinearDamper(forces, c.mobilized_body, i, float(m.dof_damping[dof + i])))
+        if not handles:
+            del passive[name]
+    for t in range(m.ntendon):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}"
+        wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
+        if (m.tendon_stiffness[t] == 0 and m.tendon_damping[t] == 0) or any(m.wrap_type[w] != _WRAP_JOINT for w in wraps):
+            continue
+        joints = [coordinates[joint_names[m.wrap_objid[w]]] for w in wraps]
+        passive[f"tendon {name}"] = [_tendon_spring_damper(
+            forces, joints, [float(m.wrap_prm[w]) for w in wraps], float(m.tendon_stiffness[t]),
+            float(m.tendon_damping[t]), np.array(m.tendon_lengthspring[t], dtype=float), name)]
+    stops = {}
+    if joint_limits:
+        for j, name in enumerate(joint_names):
+            if m.jnt_limited[j] and int(m.jnt_type[j]) not in (_FREE, _BALL):
+                dof = int(m.jnt_dofadr[j])
+                stops[name] = add_limit_stop(forces, coordinates[name].mobilized_body,
+                                             float(m.dof_M0[dof] - m.dof_armature[dof]), *map(float, m.jnt_range[j]),
+                                             time_constant, dissipation)
+    _warn_unmodelled(mujoco, m, joint_names, joint_limits)
+    return passive, stops
+
+
+def _warn_unmodelled(mujoco, m, joint_names, joint_limits):
+    """One warning per MuJoCo passive attribute that has no jaxbody force here, naming its joints/tendons/bodies."""
+    dof_joint = lambda values: {joint_names[m.dof_jntid[d]] for d in np.flatnonzero(np.asarray(values))}  # noqa: E731
+    tendons = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
+    by_tendon = lambda values: {tendons[t] for t in np.flatnonzero(np.asarray(values))}  # noqa: E731
+    spatial = [any(m.wrap_type[w] != _WRAP_JOINT for w in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]))
+               for t in range(m.ntendon)]
+    source = "MJCF"  # warnings point at the caller of load_mjcf: 4 frames above warn_unmodelled
+    warn_unmodelled(source, "joint frictionloss", dof_joint(m.dof_frictionloss))
+    warn_unmodelled(source, "polynomial joint stiffness (stiffness beyond its first value)",
+                    {joint_names[j] for j in np.flatnonzero(np.any(m.jnt_stiffnesspoly != 0, axis=1))})
+    warn_unmodelled(source, "polynomial joint damping (damping beyond its first value)",
+                    dof_joint(np.any(m.dof_dampingpoly != 0, axis=1)))
+    warn_unmodelled(source, "joint springyield (plasticity)", {joint_names[j] for j in np.flatnonzero(m.jnt_springyield)})
+    if joint_limits:
+        warn_unmodelled(source, "ball joint cone limit (range)",
+                        {joint_names[j] for j in range(m.njnt) if m.jnt_limited[j] and m.jnt_type[j] == _BALL})
+    warn_unmodelled(source, "tendon frictionloss", by_tendon(m.tendon_frictionloss))
+    warn_unmodelled(source, "tendon limit (range)", by_tendon(m.tendon_limited))
+    warn_unmodelled(source, "tendon armature", by_tendon(m.tendon_armature))
+    warn_unmodelled(source, "polynomial tendon stiffness or damping",
+                    by_tendon(np.any(m.tendon_stiffnesspoly != 0, axis=1) | np.any(m.tendon_dampingpoly != 0, axis=1)))
+    warn_unmodelled(source, "tendon springyield (plasticity)", by_tendon(m.tendon_springyield))
+    warn_unmodelled(source, "stiffness and damping of spatial tendons", by_tendon(
+        [spatial[t] and (m.tendon_stiffness[t] != 0 or m.tendon_damping[t] != 0) for t in range(m.ntendon)]))
+    body_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in range(m.nbody)]
+    warn_unmodelled(source, "body gravcomp", {body_names[b] for b in np.flatnonzero(m.body_gravcomp)})
+    if m.opt.density != 0 or m.opt.viscosity != 0:
+        warn_unmodelled(source, "fluid forces (option density/viscosity)", ["<option>"])

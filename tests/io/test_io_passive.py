@@ -1,0 +1,189 @@
+"""Passive joint physics read from the files: springs, dampers, fixed-tendon spring-dampers and limit stops.
+
+MJCF against MuJoCo 4.0 (tests/io/golden/mujoco_passive_*.npz from tests/io/generate_passive_golden.py) on
+tests/models/passive.xml (hinge and slide springs with springref, dampers, ball and free springs with a rotated
+reference, a fixed tendon with a spring length range) and the unmodified MJX humanoid. MuJoCo ran with every
+constraint disabled (contacts, limits, friction loss) and passive forces on; jaxbody does not model armature,
+so the generator zeroed MuJoCo's armature (the humanoid has 0.01 on every body joint, passive.xml 0.05 on the
+shoulder), and the models are loaded with ``joint_limits=False`` (MuJoCo's limits are constraints, off here).
+Compared: udot mapped to qacc (to 1e-10) and the passive generalized forces (qfrc_spring + qfrc_damper).
+The limit stops are checked against their documented formula (jaxbody.io._passive) beyond the bounds, with
+M_ii from jaxbody's own mass matrix, for both formats; URDF damping against -c u.
+"""
+
+import functools
+import os
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from helpers import assert_close
+
+import jaxbody as jb
+from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "..", "models")
+FREE, BALL = 0, 1
+
+
+def quaternion_matrix(q):
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def coordinate_map(imported, g, qpos):
+    """(q_jb, T): jaxbody q of MuJoCo's qpos and qvel = T u (jaxbody.io.mjcf's map; see test_io_mjcf.py)."""
+    nv = int(g["nv"])
+    q_jb, T = np.zeros(len(qpos)), np.zeros((nv, nv))
+    for name, jtype, a, d in zip(g["joint_names"], g["jnt_type"], g["jnt_qposadr"], g["jnt_dofadr"]):
+        c = imported.coordinates[str(name)]
+        jq, ju = c.mobilized_body.get_first_q_index() + c.q_index, c.mobilized_body.get_first_u_index()
+        if jtype == FREE:
+            q_jb[jq:jq + 4], q_jb[jq + 4:jq + 7] = qpos[a + 3:a + 7], qpos[a:a + 3]
+            T[d:d + 3, ju + 3:ju + 6], T[d + 3:d + 6, ju:ju + 3] = np.eye(3), quaternion_matrix(qpos[a + 3:a + 7]).T
+        elif jtype == BALL:
+            q_jb[jq:jq + 4] = qpos[a:a + 4]
+            T[d:d + 3, ju:ju + 3] = quaternion_matrix(qpos[a:a + 4]).T
+        else:
+            q_jb[jq], T[d, ju] = qpos[a], 1.0
+    return q_jb, T
+
+
+def load(loader, path, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return loader(path, **kwargs)
+
+
+@functools.cache
+def against_mujoco(stem, xml=None):
+    """udot and the passive forces of jaxbody at MuJoCo's golden states, mapped to MuJoCo's coordinates."""
+    imported = load(jb.io.load_mjcf, xml or os.path.join(MODELS, f"{stem}.xml"), joint_limits=False)
+    model = imported.system.realize_topology()
+    g = dict(np.load(os.path.join(HERE, "golden", f"mujoco_passive_{stem}.npz")))
+    passive = tuple(h for hs in imported.passive_forces.values() for h in hs)
+
+    @jax.jit
+    @jax.vmap
+    def evaluate(q, u, tau):
+        s = model.realize(model.default_state().set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Dynamics)
+        udot, _ = model.calc_acceleration_ignoring_constraints(s, s.dynamics.mobility_forces, s.dynamics.body_forces)
+        return udot, model.calc_force_contributions_sum(s, passive)[1]
+
+    q, T = (np.array(x) for x in zip(*[coordinate_map(imported, g, qpos) for qpos in g["qpos"]]))
+    u = np.linalg.solve(T, g["qvel"][..., None])[..., 0]
+    udot, f = evaluate(q, u, np.einsum("kij,ki->kj", T, g["tau"]))   # forces: f_jb = T^T f_mj
+    return g, np.einsum("kij,kj->ki", T, udot), np.linalg.solve(np.swapaxes(T, 1, 2), f[..., None])[..., 0]
+
+
+@pytest.mark.parametrize("stem", ["passive", "mjx_humanoid"])
+def test_mjcf_passive_forces_and_accelerations_match_mujoco(stem):
+    g, qacc, qfrc_passive = against_mujoco(stem)
+    assert np.min(np.max(np.abs(g["qfrc_passive"]), axis=1)) > 0.1   # every state has passive forces to compare
+    assert_close(qfrc_passive, g["qfrc_passive"], 1e-10, "passive forces vs qfrc_spring + qfrc_damper")
+    assert_close(qacc, g["qacc"], 1e-10, "udot vs qacc (passive forces on)")
+
+
+@pytest.mark.long
+def test_mjcf_comparison_fails_on_a_broken_spring():
+    """The check above can fail: the passive model with the sign of its slide spring's reference flipped."""
+    with open(os.path.join(MODELS, "passive.xml")) as f:
+        broken = f.read().replace('springref="0.05"', 'springref="-0.05"')
+    g, qacc, qfrc_passive = against_mujoco("passive", broken)
+    assert np.max(np.abs(qfrc_passive - g["qfrc_passive"])) > 1.0
+    assert np.max(np.abs(qacc - g["qacc"])) > 1.0
+
+
+def stop_expected(k, d, q, qdot, lower, upper):
+    """jaxbody.io._passive's stop force (Simbody's MobilityLinearStop), written out."""
+    if q > upper:
+        return min(0.0, -k * (q - upper) * (1 + d * qdot))
+    if q < lower:
+        return max(0.0, -k * (q - lower) * (1 - d * qdot))
+    return 0.0
+
+
+def check_stops(imported, states):
+    """Each stop's force at one state with every joint of ``states`` (name -> (q, qdot)) beyond a bound equals
+    the formula with k = M_ii(default q) / tau^2 (each stop acts on its own u alone)."""
+    model = imported.system.realize_topology()
+    s0 = model.default_state()
+    M = np.asarray(model.calc_m(model.realize(s0, jb.Stage.Position)))
+    q, u, expected = np.array(s0.q), np.array(s0.u), np.zeros(len(s0.u))
+    for name, (q_j, qdot) in states.items():
+        c = imported.coordinates[name]
+        i = c.mobilized_body.get_first_u_index()
+        q[c.mobilized_body.get_first_q_index()], u[i] = q_j, qdot
+        expected[i] = stop_expected(M[i, i] / LIMIT_TIME_CONSTANT**2, LIMIT_DISSIPATION, q_j, qdot, *imported.joint_limits[name])
+        assert abs(expected[i]) > 1e-3, name
+    s = model.realize(s0.set_q(q).set_u(u), jb.Stage.Velocity)
+    f = np.asarray(model.calc_force_contributions_sum(s, tuple(imported.limit_stops.values()))[1])
+    np.testing.assert_allclose(f, expected, rtol=1e-10, atol=0)
+
+
+def test_mjcf_limit_stops_follow_the_documented_formula():
+    imported = load(jb.io.load_mjcf, os.path.join(MODELS, "passive.xml"))
+    assert sorted(imported.limit_stops) == ["elbow", "extend", "shoulder"]   # ball and free: no range
+    check_stops(imported, {"shoulder": (1.0, 0.3), "elbow": (-0.2, -0.5), "extend": (0.15, 0.1)})
+    assert load(jb.io.load_mjcf, os.path.join(MODELS, "passive.xml"), joint_limits=False).limit_stops == {}
+
+
+def test_urdf_limit_stops_follow_the_documented_formula():
+    """The Panda (fused hand, prismatic fingers): k from M_ii at q = 0 computed by the importer vs jaxbody's M."""
+    imported = load(jb.io.load_urdf, os.path.join(MODELS, "panda.urdf"))
+    assert len(imported.limit_stops) == 9
+    check_stops(imported, {"panda_joint2": (1.9, 0.4), "panda_joint4": (0.2, -0.5), "panda_joint7": (-3.0, -0.2),
+                           "panda_finger_joint1": (0.05, 0.3), "panda_finger_joint2": (-0.01, -0.2)})
+    assert load(jb.io.load_urdf, os.path.join(MODELS, "panda.urdf"), joint_limits=False).limit_stops == {}
+
+
+def test_urdf_damping_is_a_mobility_damper():
+    """Panda: damping 0.003 on the arm joints, 0.3 on the fingers: the passive force is -c u on each joint."""
+    imported = load(jb.io.load_urdf, os.path.join(MODELS, "panda.urdf"), joint_limits=False)
+    model = imported.system.realize_topology()
+    u = jnp.linspace(-1.0, 1.0, model.get_num_u())
+    s = model.realize(model.default_state().set_u(u), jb.Stage.Velocity)
+    handles = tuple(h for hs in imported.passive_forces.values() for h in hs)
+    f = np.asarray(model.calc_force_contributions_sum(s, handles)[1])
+    c = np.zeros(model.get_num_u())
+    for name, damping in imported.damping.items():
+        c[imported.coordinates[name].mobilized_body.get_first_u_index()] = damping
+    assert sorted(set(c)) == [0.003, 0.3]
+    np.testing.assert_allclose(f, -c * np.asarray(u), rtol=1e-14, atol=0)
+
+
+def test_unmodelled_attributes_warn_naming_the_joints():
+    xml = """<mujoco><worldbody><body><joint name="a" type="hinge" frictionloss="1" stiffness="1 2"/>
+      <geom size="0.1" pos="0.2 0 0"/><body gravcomp="1" name="b"><joint name="c" type="ball" range="0 30"/>
+      <geom size="0.1" pos="0.2 0 0"/></body></body></worldbody>
+      <tendon><fixed name="t" limited="true" range="-1 1" frictionloss="0.5"><joint joint="a" coef="1"/></fixed></tendon>
+      </mujoco>"""
+    with pytest.warns(UserWarning) as record:
+        jb.io.load_mjcf(xml)
+    messages = "\n".join(str(w.message) for w in record)
+    for expected in ("joint frictionloss is not modelled by jaxbody (ignored): ['a']",
+                     "polynomial joint stiffness (stiffness beyond its first value) is not modelled by jaxbody "
+                     "(ignored): ['a']", "ball joint cone limit (range) is not modelled by jaxbody (ignored): ['c']",
+                     "tendon frictionloss is not modelled by jaxbody (ignored): ['t']",
+                     "tendon limit (range) is not modelled by jaxbody (ignored): ['t']",
+                     "body gravcomp is not modelled by jaxbody (ignored): ['b']"):
+        assert expected in messages
+    assert all(w.filename == __file__ for w in record)   # the warnings point at the caller
+    with pytest.warns(UserWarning, match=r"URDF: <dynamics friction> \(Coulomb friction\) is not modelled by jaxbody "
+                                         r"\(ignored\): \['panda_finger_joint1', 'panda_finger_joint2'\]"):
+        jb.io.load_urdf(open(os.path.join(MODELS, "panda.urdf")).read().replace('damping="0.3"',
+                                                                               'damping="0.3" friction="2"'))
+
+
+def test_urdf_inverted_limits_are_rejected_naming_joint_and_file(tmp_path):
+    path = tmp_path / "inverted.urdf"
+    path.write_text(open(os.path.join(MODELS, "panda.urdf")).read().replace(
+        'lower="-1.7628" upper="1.7628"', 'lower="1" upper="-1"'))
+    with pytest.raises(jb.InvalidArgument, match=rf"URDF file '{path}', <joint name='panda_joint2'> \(line \d+\): "
+                                                 r"joint 'panda_joint2' has <limit> lower = 1.0 > upper = -1.0"):
+        jb.io.load_urdf(path, joint_limits=False)
