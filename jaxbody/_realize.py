@@ -28,21 +28,30 @@ from jaxbody._dynamics.force_elements.custom import DiscreteForces
 from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._dynamics.forces import force_z_slices
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
+from jaxbody._kernels import backend
+from jaxbody._kernels import tree as kernel_tree
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 
 
 def calc_force_element_sums(model, state: State):
-    """Sum of every enabled force element plus the State's applied forces.
+    """Sum of every enabled force element plus the State's applied forces, with gravity also kept apart.
 
     The applied forces (``State.set_mobility_forces``, ``set_body_forces``) count unconditionally unless the
     model has a DiscreteForces element, which then owns them (and can be disabled). Returns body_forces
-    (nbodies, 2, 3), mobility_forces (nu,), potential_energy. Requires Velocity.
+    (nbodies, 2, 3), mobility_forces (nu,), potential_energy, the gravity elements' weights (nbodies, 3) at the
+    mass centers and the body forces without them. Requires Velocity.
     """
-    F, f, pe = calc_force_contributions(model, state, range(len(model.forces)))
+    gravity = [i for i, e in enumerate(model.forces) if hasattr(e, "calc_weights")]
+    others = [i for i in range(len(model.forces)) if i not in gravity]
+    F, f, pe = calc_force_contributions(model, state, others)
     if not any(isinstance(e, DiscreteForces) for e in model.forces):
         F, f = F + state.body_forces.at[0].set(0.0), f + state.mobility_forces
-    return F, f, pe
+    F_gravity, _, pe_gravity = calc_force_contributions(model, state, gravity)
+    weights = jnp.zeros((model.topology.nbodies, 3), state.q.dtype)
+    for i in gravity:
+        weights = weights + jnp.where(state.force_enabled[i], model.forces[i].calc_weights(model), 0.0)
+    return F + F_gravity, f, pe + pe_gravity, weights, F
 
 
 def calc_z_dot(model, state: State):
@@ -56,14 +65,33 @@ def calc_z_dot(model, state: State):
 def realize_dynamics(model, state: State) -> DynamicsCache:
     """Forces, the known udots, and RBDA pass 2's inertia part (the articulated-body inertias)."""
     with jax.named_scope("realize_dynamics"):
-        F, f, pe = calc_force_element_sums(model, state)
+        F, f, pe, weights, F_without_gravity = calc_force_element_sums(model, state)
         methods = prescribed.calc_motion_methods(model, state)
         known = prescribed.calc_udot_known_bodies(model, state, methods)
         udot_p = prescribed.calc_known_udot(model, state, methods)
         abi = articulated.aba_inertias_inward(model, state.position, known)
         zdot = calc_z_dot(model, state)
     return DynamicsCache(body_forces=F, mobility_forces=f, potential_energy=pe, articulated=abi,
-                         udot_prescribed=udot_p, zdot=zdot)
+                         udot_prescribed=udot_p, zdot=zdot, gravity_weights=weights,
+                         body_forces_without_gravity=F_without_gravity)
+
+
+def calc_tree_accelerations(model, state: State) -> articulated.TreeAccelerations:
+    """Forward dynamics ignoring constraints (udot, A_GB, tau) at a state realized through Dynamics.
+
+    On the compiled kernels when they apply (jaxbody._kernels.backend.runs_compiled), else by the JAX path's
+    articulated passes; the two agree to round-off. Cost: O(n).
+    """
+    dyn = state.dynamics
+    topo = model.topology
+    if backend.runs_compiled(topo, state.q.dtype):
+        known = dyn.articulated.udot_known.astype(state.q.dtype)
+        return articulated.TreeAccelerations(*kernel_tree.tree_accelerations(
+            topo, model.parameters, state.q, state.u, dyn.mobility_forces, dyn.body_forces_without_gravity,
+            dyn.gravity_weights, known, dyn.udot_prescribed))
+    return articulated.calc_tree_accelerations(
+        model, state.position, state.velocity, dyn.articulated, dyn.mobility_forces, dyn.body_forces,
+        dyn.udot_prescribed)
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:
@@ -76,9 +104,7 @@ def realize_acceleration(model, state: State) -> AccelerationCache:
     pos, vel, dyn = state.position, state.velocity, state.dynamics
     topo, prm = model.topology, model.parameters
     with jax.named_scope("realize_acceleration"):
-        tree = articulated.calc_tree_accelerations(
-            model, pos, vel, dyn.articulated, dyn.mobility_forces, dyn.body_forces, dyn.udot_prescribed
-        )
+        tree = calc_tree_accelerations(model, state)
         if not model.constraints.m:
             qdotdot = mobilizer_groups.calc_qdotdot(topo, prm, state.q, state.u, tree.udot)
             return AccelerationCache(udot=tree.udot, qdotdot=qdotdot, A_GB=tree.A_GB, tau=tree.tau)

@@ -1,7 +1,7 @@
 """The package layout is the architecture: layers import downward only, no import cycle, small modules.
 
 Layers, lowest first (docs/architecture.md): ``_typing``/``errors`` < ``_math`` < ``_mobilizers`` < ``_topology``
-< ``_dynamics`` < ``_constraints`` < ``_realize`` < ``_integrators`` < ``_api`` < ``io`` (model importers) < ``viz``
+< ``_dynamics`` < ``_constraints`` < ``_kernels`` (compiled tree kernels) < ``_realize`` < ``_integrators`` < ``_api`` < ``io`` (model importers) < ``viz``
 (pictures) < the ``jaxbody`` facade and ``cli``.
 A module may import its own layer and lower ones. Read from the source text (every ``jaxbody`` import,
 including ones inside functions), so the test needs no import of jaxbody.
@@ -13,7 +13,7 @@ import ast
 import pathlib
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "jaxbody"
-LAYERS = ["_typing", "errors", "_math", "_mobilizers", "_topology", "_dynamics", "_constraints", "_realize",
+LAYERS = ["_typing", "errors", "_math", "_mobilizers", "_topology", "_dynamics", "_constraints", "_kernels", "_realize",
           "_integrators", "_api", "io", "viz", "cli", "__init__"]
 MAX_LINES = 400
 

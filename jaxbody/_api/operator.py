@@ -35,6 +35,7 @@ import inspect
 import equinox as eqx
 
 from jaxbody._dynamics.state import State, require
+from jaxbody._kernels import backend
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
@@ -75,7 +76,7 @@ def operator(stage: Stage | None = None, *, jit: bool = False):
             return method(*args, **kwargs)
 
         checked.__jaxbody_operator__ = True
-        return eqx.filter_jit(checked) if jit else checked
+        return compiled_entry_point(checked) if jit else checked
 
     return decorate
 
@@ -136,4 +137,20 @@ def entry_point(function, name: str):
         count_trace(name)
         return function(*args, **kwargs)
 
-    return eqx.filter_jit(counted)
+    return compiled_entry_point(counted)
+
+
+def compiled_entry_point(function):
+    """``eqx.filter_jit(function)`` whose compilation cache is also keyed on the tree backend in force
+    (jaxbody._kernels.backend), so ``jb.set_backend`` takes effect at the next eager call."""
+
+    @eqx.filter_jit
+    def keyed(tree_backend, *args, **kwargs):
+        with backend.use_backend(tree_backend):
+            return function(*args, **kwargs)
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        return keyed(backend.get_backend(), *args, **kwargs)
+
+    return call

@@ -85,6 +85,9 @@ class DynamicsCache(eqx.Module):
     identity and G is zero. udot_prescribed: (nu,) the known udots (Simbody's
     presUDot pool, unpacked; zero on free mobilities). zdot: (nz,) the force elements' state-variable
     derivatives dz/dt (Simbody computes them at Acceleration; none of jaxbody's depend on udot).
+    gravity_weights: (nbodies, 3) the gravity elements' weights m g (N, in G) at the mass centers, and
+    body_forces_without_gravity (nbodies, 2, 3): body_forces less those weights' forces (the compiled kernels
+    apply the weights themselves, so forward dynamics needs no position kinematics from the JAX path).
     """
 
     body_forces: jnp.ndarray
@@ -93,6 +96,8 @@ class DynamicsCache(eqx.Module):
     articulated: ArticulatedInertias
     udot_prescribed: jnp.ndarray
     zdot: jnp.ndarray
+    gravity_weights: jnp.ndarray
+    body_forces_without_gravity: jnp.ndarray
 
 
 class AccelerationCache(eqx.Module):

@@ -33,9 +33,13 @@ class UniformGravity(ForceElement):
     def calc(self, model, state):
         pos = state.position
         m = model.parameters.mass
-        F = _weight_forces(pos, m[:, None] * self.gravity)
+        F = _weight_forces(pos, self.calc_weights(model))
         pe = -jnp.sum(m * (pos.p_GBc @ self.gravity + self.zero_height))
         return F, no_mobility_forces(model, F.dtype), pe
+
+    def calc_weights(self, model):
+        """Weights m g (nbodies, 3) in N, in G, acting at the mass centers (needs no stage)."""
+        return model.parameters.mass[:, None] * self.gravity
 
 
 class Gravity(ForceElement):
@@ -56,6 +60,10 @@ class Gravity(ForceElement):
     def calc(self, model, state):
         pos = state.position
         m = model.parameters.mass * self.included
-        F = _weight_forces(pos, m[:, None] * (self.magnitude * self.down))
+        F = _weight_forces(pos, self.calc_weights(model))
         pe = jnp.sum(m * self.magnitude * (-(pos.p_GBc @ self.down) - self.zero_height))
         return F, no_mobility_forces(model, F.dtype), pe
+
+    def calc_weights(self, model):
+        """Weights m g d (nbodies, 3) in N, in G, acting at the mass centers; zero on excluded bodies."""
+        return (model.parameters.mass * self.included)[:, None] * (self.magnitude * self.down)

@@ -1,0 +1,65 @@
+"""Which implementation runs the tree recursions: the compiled kernels (default) or the JAX reference path.
+
+``jb.set_backend("compiled" | "jax")`` sets it for the process; ``with jb.use_backend("jax"): ...`` for a
+block. The choice is read when a function is traced: jaxbody's own compiled entry points (every eager
+``model.*`` operator) key their compilation cache on it, so switching takes effect at the next call; a
+function you ``jax.jit`` yourself keeps the backend it was first traced with (trace it again, or call
+``jax.clear_caches()``). "compiled" falls back to "jax" when the kernels cannot be built (no C++ compiler:
+one warning) or do not apply (a mobilizer with more than 6 mobilities, an integer or complex dtype).
+
+Both paths give the same numbers to round-off (tests/kernels/test_kernel_vs_jax.py). Differences that
+matter: second derivatives (``jax.hessian``, ``jax.jacfwd(jax.grad(...))``) of compiled forward dynamics are
+not available (use the JAX path for them); the compiled path's first derivatives are exact (see
+jaxbody._kernels.tree).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+BACKENDS = ("compiled", "jax")
+_current = [os.environ.get("JAXBODY_BACKEND", "compiled")]
+
+
+def set_backend(name: str) -> None:
+    """Use ``name`` ("compiled" or "jax") for everything traced from now on."""
+    if name not in BACKENDS:
+        raise ValueError(f"jb.set_backend: expected one of {BACKENDS}, got {name!r}")
+    _current[0] = name
+
+
+def get_backend() -> str:
+    """The backend in force: "compiled" or "jax" (what was asked for; see ``compiled_available``)."""
+    return _current[0]
+
+
+@contextlib.contextmanager
+def use_backend(name: str):
+    """``with use_backend("jax"): ...``: the backend for the code traced inside the block."""
+    previous = get_backend()
+    set_backend(name)
+    try:
+        yield
+    finally:
+        _current[0] = previous
+
+
+def compiled_available() -> bool:
+    """True when the compiled kernels are built and loaded (building them on first use)."""
+    from jaxbody._kernels import build
+
+    return build.load() is not None
+
+
+def runs_compiled(topo, dtype) -> bool:
+    """Whether the tree recursions of ``topo`` in ``dtype`` run on the compiled kernels now."""
+    import jax.numpy as jnp
+
+    from jaxbody._kernels.layout import NU_MAX
+
+    if get_backend() != "compiled" or topo.nu_max > NU_MAX or topo.nu == 0:
+        return False
+    if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
+        return False
+    return compiled_available()

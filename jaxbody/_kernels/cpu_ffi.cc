@@ -1,0 +1,227 @@
+// XLA FFI handlers (CPU) for jaxbody's tree kernels: a batch of lanes, each run by tree_lane.h.
+//
+// Batching: every buffer is its base shape preceded by leading batch dimensions (jax.ffi.ffi_call with
+// vmap_method="expand_dims": an unbatched argument gets size-1 leading dimensions). The outputs' leading
+// dimensions are the batch; an input whose leading dimension is 1 is shared by all lanes along it (numpy
+// broadcasting), so a model's numbers are read once, not copied per lane. Lanes are split over threads
+// (std::thread) when the batch is large enough to pay for them.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "tree_lane.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+using namespace jaxbody_kernels;
+
+namespace {
+
+constexpr int MAX_BATCH_RANK = 8;
+
+// Maps a lane (flat index over the output's leading dimensions) to an input's element offset.
+struct LaneMap {
+  int k = 0;
+  int64_t out_dims[MAX_BATCH_RANK];
+  int64_t stride[MAX_BATCH_RANK];  // in elements; 0 where the input is broadcast
+
+  int64_t offset(int64_t lane) const {
+    int64_t off = 0;
+    for (int i = k - 1; i >= 0; --i) {
+      const int64_t idx = lane % out_dims[i];
+      lane /= out_dims[i];
+      off += idx * stride[i];
+    }
+    return off;
+  }
+};
+
+template <typename B>
+LaneMap lane_map(const B& buf, int base_rank, const std::vector<int64_t>& out_lead) {
+  LaneMap m;
+  m.k = static_cast<int>(out_lead.size());
+  auto dims = buf.dimensions();
+  const int rank = static_cast<int>(dims.size());
+  const int lead = rank - base_rank;
+  int64_t base = 1;
+  for (int i = lead; i < rank; ++i) base *= dims[i];
+  int64_t s = base;
+  for (int i = m.k - 1; i >= 0; --i) {
+    m.out_dims[i] = out_lead[i];
+    const int j = i - (m.k - lead);  // the input's own leading dimension, right-aligned
+    const int64_t d = (j >= 0) ? dims[j] : 1;
+    m.stride[i] = (d == 1) ? 0 : s;
+    s *= d;
+  }
+  return m;
+}
+
+template <typename B>
+std::vector<int64_t> leading_dims(const B& buf, int base_rank) {
+  auto dims = buf.dimensions();
+  return std::vector<int64_t>(dims.begin(), dims.end() - base_rank);
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (auto d : v) p *= d;
+  return p;
+}
+
+// Runs body(first, last) over [0, lanes) on up to the hardware's threads (JAXBODY_KERNEL_THREADS caps it).
+template <typename F>
+void parallel_lanes(int64_t lanes, int64_t min_lanes_per_thread, F body) {
+  int64_t threads = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("JAXBODY_KERNEL_THREADS")) threads = std::max<int64_t>(1, std::atoll(env));
+  threads = std::min<int64_t>(threads, std::max<int64_t>(1, lanes / min_lanes_per_thread));
+  if (threads <= 1) {
+    body(0, lanes);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const int64_t chunk = (lanes + threads - 1) / threads;
+  for (int64_t t = 1; t < threads; ++t) {
+    const int64_t first = t * chunk, last = std::min(lanes, first + chunk);
+    if (first < last) pool.emplace_back([=] { body(first, last); });
+  }
+  body(0, std::min(lanes, chunk));
+  for (auto& th : pool) th.join();
+}
+
+Tree make_tree(ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code, ffi::Span<const int64_t> q_start,
+               ffi::Span<const int64_t> u_start, ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic,
+               int64_t nq, int64_t nu, int64_t ng, int64_t nu_cols) {
+  Tree t;
+  t.nb1 = static_cast<int64_t>(parent.size());
+  t.nq = nq; t.nu = nu; t.ng = ng; t.nu_cols = nu_cols;
+  t.parent = parent.begin(); t.code = code.begin(); t.q_start = q_start.begin(); t.u_start = u_start.begin();
+  t.nu_b = nu_b.begin(); t.generic = generic.begin();
+  return t;
+}
+
+template <ffi::DataType DT>
+using Buf = ffi::Buffer<DT>;
+
+template <ffi::DataType DT>
+struct ModelInputs {
+  Buf<DT> R_PF, p_PF, R_BM, p_BM, mass, com, inertia, gR, gp, gH;
+};
+
+template <ffi::DataType DT>
+ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p,
+                           Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com,
+                           Buf<DT> inertia, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu,
+                           ffi::ResultBuffer<DT> udot, ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau,
+                           ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code,
+                           ffi::Span<const int64_t> q_start, ffi::Span<const int64_t> u_start,
+                           ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic, int64_t nu_cols) {
+  using T = ffi::NativeType<DT>;
+  const auto out_lead = leading_dims(*udot, 1);
+  const int64_t lanes = product(out_lead);
+  const int64_t nq = q.dimensions().back(), nu = u.dimensions().back();
+  const int64_t ng = gR.dimensions()[gR.dimensions().size() - 3];
+  const Tree tree = make_tree(parent, code, q_start, u_start, nu_b, generic, nq, nu, ng, nu_cols);
+  if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
+  const LaneMap mq = lane_map(q, 1, out_lead), mu = lane_map(u, 1, out_lead), mf = lane_map(f, 1, out_lead),
+                mF = lane_map(F, 3, out_lead), mW = lane_map(W, 2, out_lead), mk = lane_map(known, 1, out_lead),
+                mup = lane_map(udot_p, 1, out_lead), mRPF = lane_map(R_PF, 3, out_lead),
+                mpPF = lane_map(p_PF, 2, out_lead), mRBM = lane_map(R_BM, 3, out_lead),
+                mpBM = lane_map(p_BM, 2, out_lead), mm = lane_map(mass, 1, out_lead), mc = lane_map(com, 2, out_lead),
+                mI = lane_map(inertia, 3, out_lead), mgR = lane_map(gR, 3, out_lead), mgp = lane_map(gp, 2, out_lead),
+                mgH = lane_map(gH, 3, out_lead), mgHD = lane_map(gHDu, 2, out_lead);
+  T* udot_out = udot->typed_data();
+  T* A_out = A_GB->typed_data();
+  T* tau_out = tau->typed_data();
+  parallel_lanes(lanes, 64, [&](int64_t first, int64_t last) {
+    std::vector<T> scratch(Work<T>::per_body * tree.nb1);
+    Work<T> w;
+    w.bind(scratch.data(), tree.nb1);
+    for (int64_t lane = first; lane < last; ++lane) {
+      const Params<T> prm{R_PF.typed_data() + mRPF.offset(lane), p_PF.typed_data() + mpPF.offset(lane),
+                          R_BM.typed_data() + mRBM.offset(lane), p_BM.typed_data() + mpBM.offset(lane),
+                          mass.typed_data() + mm.offset(lane),    com.typed_data() + mc.offset(lane),
+                          inertia.typed_data() + mI.offset(lane)};
+      const Generic<T> gen{gR.typed_data() + mgR.offset(lane), gp.typed_data() + mgp.offset(lane),
+                           gH.typed_data() + mgH.offset(lane), gHDu.typed_data() + mgHD.offset(lane)};
+      forward_dynamics_lane(tree, q.typed_data() + mq.offset(lane), u.typed_data() + mu.offset(lane),
+                            f.typed_data() + mf.offset(lane), F.typed_data() + mF.offset(lane),
+                            W.typed_data() + mW.offset(lane), known.typed_data() + mk.offset(lane),
+                            udot_p.typed_data() + mup.offset(lane), prm, gen, w, udot_out + lane * nu,
+                            A_out + lane * 6 * tree.nb1, tau_out + lane * nu);
+    }
+  });
+  return ffi::Error::Success();
+}
+
+template <ffi::DataType DT>
+ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass,
+                    Buf<DT> com, Buf<DT> inertia, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs,
+                    ffi::ResultBuffer<DT> out, ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code,
+                    ffi::Span<const int64_t> q_start, ffi::Span<const int64_t> u_start,
+                    ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic, int64_t nu_cols) {
+  using T = ffi::NativeType<DT>;
+  const auto out_lead = leading_dims(*out, 2);
+  const int64_t lanes = product(out_lead);
+  const auto rd = rhs.dimensions();
+  const int64_t nu = rd[rd.size() - 2], k = rd[rd.size() - 1];
+  const int64_t nq = q.dimensions().back();
+  const int64_t ng = gR.dimensions()[gR.dimensions().size() - 3];
+  const Tree tree = make_tree(parent, code, q_start, u_start, nu_b, generic, nq, nu, ng, nu_cols);
+  if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
+  const LaneMap mq = lane_map(q, 1, out_lead), mk = lane_map(known, 1, out_lead), mRPF = lane_map(R_PF, 3, out_lead),
+                mpPF = lane_map(p_PF, 2, out_lead), mRBM = lane_map(R_BM, 3, out_lead),
+                mpBM = lane_map(p_BM, 2, out_lead), mm = lane_map(mass, 1, out_lead), mc = lane_map(com, 2, out_lead),
+                mI = lane_map(inertia, 3, out_lead), mgR = lane_map(gR, 3, out_lead), mgp = lane_map(gp, 2, out_lead),
+                mgH = lane_map(gH, 3, out_lead), mr = lane_map(rhs, 2, out_lead);
+  T* o = out->typed_data();
+  parallel_lanes(lanes, 16, [&](int64_t first, int64_t last) {
+    std::vector<T> scratch(Work<T>::per_body * tree.nb1 + 3 * (nu + 1));
+    Work<T> w;
+    w.bind(scratch.data(), tree.nb1);
+    T* col_in = scratch.data() + Work<T>::per_body * tree.nb1;
+    T* col_out = col_in + nu + 1;
+    T* tau = col_out + nu + 1;
+    for (int64_t lane = first; lane < last; ++lane) {
+      const Params<T> prm{R_PF.typed_data() + mRPF.offset(lane), p_PF.typed_data() + mpPF.offset(lane),
+                          R_BM.typed_data() + mRBM.offset(lane), p_BM.typed_data() + mpBM.offset(lane),
+                          mass.typed_data() + mm.offset(lane),    com.typed_data() + mc.offset(lane),
+                          inertia.typed_data() + mI.offset(lane)};
+      const Generic<T> gen{gR.typed_data() + mgR.offset(lane), gp.typed_data() + mgp.offset(lane),
+                           gH.typed_data() + mgH.offset(lane), nullptr};
+      m_inverse_lane(tree, q.typed_data() + mq.offset(lane), known.typed_data() + mk.offset(lane), prm, gen,
+                     rhs.typed_data() + mr.offset(lane), k, w, col_in, col_out, tau, o + lane * nu * k);
+    }
+  });
+  return ffi::Error::Success();
+}
+
+#define JB_TREE_ATTRS                                          \
+  .Attr<ffi::Span<const int64_t>>("parent")                    \
+      .Attr<ffi::Span<const int64_t>>("code")                  \
+      .Attr<ffi::Span<const int64_t>>("q_start")               \
+      .Attr<ffi::Span<const int64_t>>("u_start")               \
+      .Attr<ffi::Span<const int64_t>>("nu_b")                  \
+      .Attr<ffi::Span<const int64_t>>("generic")               \
+      .Attr<int64_t>("nu_cols")
+
+#define JB_FD_BINDING(DT)                                                                                     \
+  ffi::Ffi::Bind()                                                                                            \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
+
+#define JB_MINV_BINDING(DT)                                                                                   \
+  ffi::Ffi::Bind()                                                                                            \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()               \
+      .Ret<Buf<DT>>() JB_TREE_ATTRS
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f64, ForwardDynamics<ffi::F64>, JB_FD_BINDING(ffi::F64));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f32, ForwardDynamics<ffi::F32>, JB_FD_BINDING(ffi::F32));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f64, MInverse<ffi::F64>, JB_MINV_BINDING(ffi::F64));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f32, MInverse<ffi::F32>, JB_MINV_BINDING(ffi::F32));

@@ -1,0 +1,115 @@
+"""The static description of a tree that the kernels read: parents, mobilizer codes, q/u slots.
+
+Mobilizer types with a native implementation in ``tree_lane.h`` get their code; every other body (Custom,
+FunctionBased, reversed, Euler-mode Ball/Free, Universal, Gimbal, ...) is GENERIC: the JAX path computes its
+X_FM, H_FM and HDot_FM u, vectorized per type, and the kernel reads them (``generic_inputs``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._mobilizers.ball import Ball
+from jaxbody._mobilizers.free import Free
+from jaxbody._mobilizers.pin import Pin
+from jaxbody._mobilizers.slider import Slider
+from jaxbody._mobilizers.translation import Translation
+from jaxbody._mobilizers.weld import Weld
+
+GENERIC, WELD, PIN, SLIDER, BALL_QUAT, FREE_QUAT, TRANSLATION = range(7)
+#: Widest mobilizer the kernels take (tree_lane.h NU_MAX).
+NU_MAX = 6
+
+
+def native_code(mobilizer) -> int:
+    """The kernel's code for a mobilizer, GENERIC when the kernel has no native implementation of it."""
+    kind = type(mobilizer)
+    if kind is Pin:
+        return PIN
+    if kind is Slider:
+        return SLIDER
+    if kind is Weld:
+        return WELD
+    if kind is Translation:
+        return TRANSLATION
+    if kind is Ball and not mobilizer.euler:
+        return BALL_QUAT
+    if kind is Free and not mobilizer.euler:
+        return FREE_QUAT
+    return GENERIC
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelLayout:
+    """Per body (nbodies rows, Ground first): parent, code, q_start, u_start, nu, generic row (-1: native).
+
+    generic_groups: indices into ``Topology.groups`` computed by the JAX path, in the order of their rows.
+    """
+
+    parent: tuple
+    code: tuple
+    q_start: tuple
+    u_start: tuple
+    nu: tuple
+    generic: tuple
+    generic_groups: tuple
+    n_generic: int
+    nu_max: int
+
+    def attributes(self) -> dict:
+        """The FFI attributes (int64 arrays and nu_cols) naming this tree to the kernel."""
+        arr = lambda v: np.asarray(v, np.int64)  # noqa: E731
+        return dict(parent=arr(self.parent), code=arr(self.code), q_start=arr(self.q_start),
+                    u_start=arr(self.u_start), nu_b=arr(self.nu), generic=arr(self.generic),
+                    nu_cols=np.int64(self.nu_max))
+
+
+@functools.lru_cache(maxsize=256)
+def kernel_layout(topo) -> KernelLayout:
+    """The KernelLayout of a Topology (cached: a Topology is hashable and immutable)."""
+    codes = [WELD] + [native_code(m) for m in topo.mobilizers[1:]]
+    generic = [-1] * topo.nbodies
+    groups, row = [], 0
+    for i, g in enumerate(topo.groups):
+        if native_code(g.mobilizer) == GENERIC:
+            groups.append(i)
+            for b in g.bodies:
+                generic[b] = row
+                row += 1
+    parent = tuple(int(p) for p in topo.parent)
+    return KernelLayout(parent, tuple(codes), tuple(int(s) for s in topo.q_start),
+                        tuple(int(s) for s in topo.u_start), tuple(int(n) for n in topo.body_nu),
+                        tuple(generic), tuple(groups), row, topo.nu_max)
+
+
+def generic_inputs(topo, params, q, u):
+    """X_FM, H_FM (padded to nu_max columns) and HDot_FM u of the GENERIC bodies, rows in layout order.
+
+    Returns R_FM (ng, 3, 3), p_FM (ng, 3), H_FM (ng, 6, nu_max), HDot_FM_u (ng, 6) with ng >= 1 (one zero
+    row when every body is native). ``u`` may be None (position-only kernels): HDot_FM_u is then zeros.
+    """
+    layout = kernel_layout(topo)
+    dtype = q.dtype
+    Rs, ps, Hs, HDs = [], [], [], []
+    for i in layout.generic_groups:
+        mob, prm = topo.groups[i].mobilizer, params.mobilizer_params[i]
+        qg = q[topo.group_q_index[i]]
+        R, p = mob.calc_X_FM(qg, prm)
+        H = mob.calc_H_FM(qg, prm)
+        Rs.append(R)
+        ps.append(p)
+        Hs.append(jnp.pad(H, [(0, 0), (0, 0), (0, topo.nu_max - H.shape[-1])]))
+        if u is None:
+            HDs.append(jnp.zeros(R.shape[:-2] + (6,), dtype))
+        else:
+            ug = u[topo.group_u_index[i]]
+            HDs.append(jnp.einsum("kij,kj->ki", mob.calc_HDot_FM(qg, ug, prm), ug))
+    if not Rs:
+        return (jnp.eye(3, dtype=dtype)[None], jnp.zeros((1, 3), dtype), jnp.zeros((1, 6, topo.nu_max), dtype),
+                jnp.zeros((1, 6), dtype))
+    cat = lambda xs: jnp.concatenate(xs, 0).astype(dtype)  # noqa: E731
+    return cat(Rs), cat(ps), cat(Hs), cat(HDs)

@@ -1,0 +1,130 @@
+"""The compiled tree operators as JAX functions: forward dynamics and M^-1, with exact derivatives.
+
+``tree_accelerations`` is the articulated-body forward dynamics of jaxbody._dynamics.articulated
+(``calc_tree_accelerations``) run by the C++ kernel (tree_lane.h) for every lane of a batch in one XLA FFI
+call: position and velocity kinematics, articulated inertias, bias forces and accelerations fused, each
+lane's per-body values in a small scratch that stays in L1.
+
+Derivatives (both modes, any order of jit/vmap/grad). With the residual
+``R(theta, q, u, udot, f, F, W) = M udot + c - f - J^T (F + weights)`` (inverse dynamics, evaluated by the
+JAX path), forward dynamics is the udot that makes the free rows of R vanish, so
+``d udot = -M_rr^-1 dR|_(udot fixed) + d udot_known``, where ``M_rr^-1`` is Simbody's partitioned inverse
+(zero rows and columns on known mobilities) and ``dR`` is the JAX tangent of R with udot held at the kernel's
+solution (known mobilities carry their prescribed tangent). The JVP rule applies exactly that: one
+``jax.jvp`` of R (O(n)) and one product with ``M_rr^-1`` formed by the M^-1 kernel (nu columns, O(n^2)).
+Everything applied to tangents is ordinary JAX (a matrix product and R's linear tangent), so JAX transposes
+it for reverse mode and batches it under vmap. The kernels themselves are never differentiated, so second
+derivatives are not available on this path (jaxbody._kernels.backend says how to use the JAX path there).
+
+Cost (per state): the primal is one kernel call, O(n); a JVP or VJP adds R's tangent (JAX, O(n) level scans)
+and the M^-1 kernel (O(n^2)).
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import jax
+import jax.numpy as jnp
+
+from jaxbody._kernels import build
+from jaxbody._kernels.layout import generic_inputs, kernel_layout
+
+
+def _ffi_name(base: str, dtype) -> str:
+    """The registered FFI target for ``dtype`` (loading the kernel library first if needed)."""
+    if build.load() is None:
+        raise RuntimeError("jaxbody's compiled kernels are not available (see the warning); use jb.set_backend('jax')")
+    return f"{base}_{'f64' if jnp.dtype(dtype) == jnp.float64 else 'f32'}"
+
+
+def _model_inputs(prm, dtype):
+    return [jnp.asarray(x, dtype) for x in (prm.R_PF, prm.p_PF, prm.R_BM, prm.p_BM, prm.mass, prm.com_B,
+                                            prm.inertia_Bo_B)]
+
+
+def _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p):
+    """The kernel call: (udot (nu,), A_GB (nbodies, 2, 3), tau (nu,))."""
+    dtype = q.dtype
+    gR, gp, gH, gHDu = generic_inputs(topo, prm, q, u)
+    out = (jax.ShapeDtypeStruct((topo.nu,), dtype), jax.ShapeDtypeStruct((topo.nbodies, 2, 3), dtype),
+           jax.ShapeDtypeStruct((topo.nu,), dtype))
+    call = jax.ffi.ffi_call(_ffi_name("jaxbody_forward_dynamics", dtype), out, vmap_method="expand_dims")
+    args = [q, u, f, F, W, known, udot_p] + _model_inputs(prm, dtype) + [gR, gp, gH, gHDu]
+    return call(*[jnp.asarray(a, dtype) for a in args], **kernel_layout(topo).attributes())
+
+
+def m_inverse(topo, prm, q, known, rhs):
+    """``M^-1 rhs`` for rhs (nu, k), Simbody's ``[M_rr^-1 f_r; 0]`` with known udots (known: (nbodies,) 0/1).
+
+    One kernel call: the articulated inertias once, then one inward and one outward sweep per column.
+    Not differentiable (used on primal values only).
+    """
+    dtype = q.dtype
+    gR, gp, gH, _ = generic_inputs(topo, prm, q, None)
+    out = jax.ShapeDtypeStruct(rhs.shape, dtype)
+    call = jax.ffi.ffi_call(_ffi_name("jaxbody_m_inverse", dtype), out, vmap_method="expand_dims")
+    args = [q, known] + _model_inputs(prm, dtype) + [gR, gp, gH, rhs]
+    return call(*[jnp.asarray(a, dtype) for a in args], **kernel_layout(topo).attributes())
+
+
+def _tree_model(topo, prm):
+    """The two fields the JAX kinematics and inverse dynamics read from a Model."""
+    return types.SimpleNamespace(topology=topo, parameters=prm)
+
+
+def residual(topo, prm, q, u, f, F, W, udot):
+    """``M udot + c - f - J^T (F + weights)`` (nu,) by the JAX path; W (nbodies, 3) weights m g at the mass
+    centers."""
+    from jaxbody._dynamics import inverse_dynamics, kinematics
+
+    model = _tree_model(topo, prm)
+    pos = kinematics.realize_position(model, q)
+    vel = kinematics.realize_velocity(model, pos, q, u)
+    c_G = pos.p_GBc - pos.p_GB
+    F_total = F + jnp.stack([jnp.cross(c_G, W), W], -2)
+    return inverse_dynamics.calc_residual_force_ignoring_constraints(model, pos, vel, f, F_total, udot)
+
+
+def body_accelerations(topo, prm, q, u, udot):
+    """``A_GB = J udot + Jdot u`` (nbodies, 2, 3) by the JAX path."""
+    from jaxbody._dynamics import inverse_dynamics, kinematics
+
+    model = _tree_model(topo, prm)
+    pos = kinematics.realize_position(model, q)
+    vel = kinematics.realize_velocity(model, pos, q, u)
+    return inverse_dynamics.calc_body_acceleration_from_udot(model, pos, vel, udot)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p):
+    """Forward dynamics ignoring constraints by the kernel: ``M udot + tau = f + J^T (F + weights) - c``.
+
+    Args:
+        topo: Topology (static). prm: Parameters. q (nq,), u (nu,); f (nu,) mobility forces; F (nbodies, 2, 3)
+        body forces at Bo in G, without gravity; W (nbodies, 3) gravity weights m g (N, in G) acting at the
+        mass centers; known (nbodies,) 1.0 for bodies whose udots are known (locks, Motions); udot_p (nu,)
+        the known udots (zero on free mobilities).
+
+    Returns:
+        udot (nu,), A_GB (nbodies, 2, 3) at Bo in G, tau (nu,) prescribed-motion forces (zero on free ones).
+    """
+    return _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p)
+
+
+@tree_accelerations.defjvp
+def _tree_accelerations_jvp(topo, primals, tangents):
+    prm, q, u, f, F, W, known, udot_p = primals
+    dprm, dq, du, df, dF, dW, _, dudot_p = tangents
+    udot, A_GB, tau = tree_accelerations(topo, *primals)
+    known_u = known[jnp.asarray(topo.u_body)] > 0
+    dudot_known = jnp.where(known_u, dudot_p, 0.0)
+    res = functools.partial(residual, topo)
+    _, dR = jax.jvp(res, (prm, q, u, f, F, W, udot), (dprm, dq, du, df, dF, dW, dudot_known))
+    M_inv = m_inverse(topo, prm, q, known, jnp.eye(topo.nu, dtype=q.dtype))
+    dudot = dudot_known - M_inv @ dR
+    _, dA = jax.jvp(functools.partial(body_accelerations, topo), (prm, q, u, udot), (dprm, dq, du, dudot))
+    _, dR_full = jax.jvp(res, (prm, q, u, f, F, W, udot), (dprm, dq, du, df, dF, dW, dudot))
+    dtau = jnp.where(known_u, -dR_full, 0.0)
+    return (udot, A_GB, tau), (dudot, dA, dtau)
