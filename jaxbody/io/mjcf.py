@@ -15,10 +15,10 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   free: jaxbody q = (quaternion, position) vs qpos = (position, quaternion).
   Velocities, with R_FM the joint's rotation: ball u = w in the parent frame vs qvel = R_FM^T u;
   free u = (w in G, v in G) vs qvel = (v, R_GB^T w). Accelerations map as the velocities (exactly).
-* Equalities become exact jaxbody constraints (MuJoCo's are soft, with solref/solimp and torquescale):
-  connect -> Constraint.Ball(body1, anchor1, body2, anchor2); weld -> Constraint.Weld(body1, relpose,
-  body2, Transform(anchor)); joint -> Constraint.CoordinateCoupler ``q1 - sum_k c_k q2^k = 0``.
-  Equalities inactive at start are disabled by default.
+* Equalities become exact jaxbody constraints (MuJoCo's are soft; jaxbody.io.mjcf_equalities): connect
+  (bodies or sites) -> Constraint.Ball; weld (bodies or sites) -> Constraint.Weld (torquescale ignored, 0:
+  Ball); joint and fixed-tendon -> Constraint.CoordinateCoupler of MuJoCo's polynomial. Equalities inactive
+  at start are disabled by default.
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, fixed-
   tendon spring-dampers and joint-limit stops become force elements (jaxbody.io.mjcf_passive); frictionloss
   and the other passive attributes jaxbody does not model warn, naming the joints. Armature is metadata only
@@ -50,7 +50,8 @@ from jaxbody.io._frames import (
 )
 from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
-from jaxbody.io.mjcf_parts import add_equalities, mjcf_visuals, names
+from jaxbody.io.mjcf_equalities import add_equalities
+from jaxbody.io.mjcf_parts import mjcf_visuals, names
 from jaxbody.io.mjcf_passive import add_mjcf_passive
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
@@ -80,7 +81,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
     naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints
-    in its body, and site-based or tendon/flex equalities.
+    in its body, and flex or spatial-tendon equalities.
     """
     mujoco, m = _compile(path_or_string)
     body_names = names(mujoco, m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body")
