@@ -58,6 +58,7 @@ def rows(m, d, qpos, qvel=None):
 
 
 def assemble(m, d, qpos):
+    """qpos moved onto MuJoCo's equality manifold (Gauss-Newton, least-norm steps; in place and returned)."""
     for _ in range(50):
         r, J, _ = rows(m, d, qpos)
         if np.max(np.abs(r)) < 1e-14:
@@ -67,6 +68,7 @@ def assemble(m, d, qpos):
 
 
 def _point_jdotv(m, d, point, body):
+    """(Jdot_p qvel, Jdot_r qvel) of a world point attached to body (mj_jacDot)."""
     jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
     mujoco.mj_jacDot(m, d, jacp, jacr, point, body)
     return jacp @ d.qvel, jacr @ d.qvel
