@@ -30,6 +30,7 @@ from jaxbody._api.operator import entry_point
 from jaxbody._api.unilateral import build_contact_set
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._integrators import semi_explicit_euler_time_stepper as seets
+from jaxbody._integrators.fixed_step import step_counts
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
@@ -212,8 +213,7 @@ class SemiExplicitEulerTimeStepper:
 
     def simulate(self, state, h, n_steps: int, save_every: int = 1, *, model=None, contacts=None):
         """``n_steps`` steps: (final State, trajectory States, StepReports of each saved step)."""
-        if n_steps % save_every:
-            raise InvalidArgument(f"n_steps ({n_steps}) must be a multiple of save_every ({save_every})")
+        n_steps, save_every = step_counts(n_steps, save_every)
         model = self.model if model is None else model
         contacts = self.contacts if contacts is None else contacts
         model._check_state(state, "SemiExplicitEulerTimeStepper.simulate")

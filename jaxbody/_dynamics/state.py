@@ -197,6 +197,10 @@ class State(eqx.Module):
     system: the SystemSignature of the model that made it (``model.default_state()``; static). Model
     operators and MobilizedBody/Constraint handles compare it with their own system's and raise
     InvalidArgument for a State of another system.
+    position, velocity, dynamics, acceleration: the stage caches, None until realized (a pytree leaf of None
+    keeps jit and vmap structure fixed), so ``model.realize(s, Stage.Dynamics).acceleration.udot`` is an
+    AttributeError on None: realize to Stage.Acceleration, or read through the getters (``get_u_dot``,
+    ``get_q_dot_dot``, ...) and operators, which raise StageViolation naming the stage to realize.
     """
 
     t: jnp.ndarray

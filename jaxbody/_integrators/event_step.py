@@ -20,6 +20,7 @@ from jaxbody._integrators.methods import with_y
 from jaxbody._integrators.run import EventRecord
 from jaxbody._dynamics.state import NO_STAGE_DIFFERENCE, lowest_stage_difference
 from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
 
 MAX_LOCALIZE_ITERATIONS = 100
 
@@ -37,7 +38,7 @@ def witnesses(items, model, realized):
     trig = triggered_items(items)
     if not trig:
         return jnp.zeros((0,), realized.q.dtype)
-    return jnp.stack([jnp.asarray(it.witness(model, realized), realized.q.dtype) for it in trig])
+    return jnp.stack([_scalar(it.witness(model, realized), realized.q.dtype, it, "witness") for it in trig])
 
 
 def next_scheduled_times(items, model, state):
@@ -45,7 +46,16 @@ def next_scheduled_times(items, model, state):
     sched = scheduled_items(items)
     if not sched:
         return jnp.zeros((0,), state.q.dtype)
-    return jnp.stack([jnp.asarray(it.next_event_time(model, state), state.q.dtype) for it in sched])
+    return jnp.stack([_scalar(it.next_event_time(model, state), state.q.dtype, it, "next_event_time")
+                      for it in sched])
+
+
+def _scalar(value, dtype, item, what):
+    """A user function's value as a scalar of ``dtype``; anything else is named (its shape is static)."""
+    value = jnp.asarray(value, dtype)
+    if value.shape != ():
+        raise InvalidArgument(f"event {item.label}: {what} must return a scalar, got shape {value.shape}")
+    return value
 
 
 def _trigger_info(items, dtype):

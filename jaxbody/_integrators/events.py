@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import jax.numpy as jnp
 
+from jaxbody._dynamics.state import State
 from jaxbody.errors import InvalidArgument
 
 _DIRECTIONS = ("rising", "falling", "both")
@@ -198,10 +199,12 @@ def apply_handler(item, model, state):
     if not is_handler(item):
         return state, jnp.zeros((), bool)
     out = item.handle(model, state)
-    if isinstance(out, tuple):
-        new_state, terminate = out
-        return new_state, jnp.asarray(terminate, bool)
-    return out, jnp.zeros((), bool)
+    new_state, terminate = out if isinstance(out, tuple) and len(out) == 2 else (out, False)
+    if not isinstance(new_state, State):
+        got = f"an array of shape {out.shape}" if hasattr(out, "shape") else type(out).__name__
+        raise InvalidArgument(f"event {item.label}: handle must return a State or (State, terminate), got {got} "
+                              "(e.g. return state.set_u(...), not state.u)")
+    return new_state, jnp.asarray(terminate, bool)
 
 
 def transitions(w0, w1, rising, falling):

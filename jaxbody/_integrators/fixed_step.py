@@ -20,11 +20,14 @@ number of steps per lane (jaxbody._integrators.stepper).
 
 from __future__ import annotations
 
+import operator
+
 import jax
 import jax.numpy as jnp
 
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
 
 
 def calc_state_derivative(model, state: State, q, u, t=None):
@@ -80,6 +83,21 @@ def step_semi_explicit_euler(model, state: State, dt) -> State:
     return _finish_step(model, new)
 
 
+def step_counts(n_steps, save_every) -> tuple[int, int]:
+    """(n_steps, save_every) of a fixed-step simulation as ints: n_steps >= 0 a multiple of save_every >= 1."""
+    try:
+        n, k = operator.index(n_steps), operator.index(save_every)
+    except TypeError:
+        raise InvalidArgument(f"n_steps and save_every must be integers, got {n_steps!r} and {save_every!r}") from None
+    if k < 1:
+        raise InvalidArgument(f"save_every must be a positive integer (save every k-th step), got {k}")
+    if n < 0:
+        raise InvalidArgument(f"n_steps must be a nonnegative integer, got {n}")
+    if n % k:
+        raise InvalidArgument(f"n_steps ({n}) must be a multiple of save_every ({k})")
+    return n, k
+
+
 _STEPPERS = {"rk4": step_rk4, "semi_explicit_euler": step_semi_explicit_euler}
 
 
@@ -97,8 +115,7 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     """
     if method not in _STEPPERS:
         raise ValueError(f"method must be one of {sorted(_STEPPERS)}, got {method!r}")
-    if n_steps % save_every:
-        raise ValueError(f"n_steps ({n_steps}) must be a multiple of save_every ({save_every})")
+    n_steps, save_every = step_counts(n_steps, save_every)
     step = _STEPPERS[method]
     state = state.set_time(state.t)  # drop caches so the carry has a fixed structure
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax
+
 from jaxbody.errors import InvalidArgument
 
 
@@ -43,6 +45,10 @@ class IntegratorSettings:
     time_scale: float = 0.1
 
     def __post_init__(self):
+        for field in dataclasses.fields(self):  # concrete 0-d arrays (jnp.float64(1e-6)) are numbers: static floats
+            value = getattr(self, field.name)
+            if hasattr(value, "ndim") and not isinstance(value, (bool, int, float)):
+                object.__setattr__(self, field.name, _number(value, field.name))
         _positive(self.accuracy, "accuracy")
         if self.constraint_tolerance is not None:
             _positive(self.constraint_tolerance, "constraint_tolerance")
@@ -77,6 +83,15 @@ class IntegratorSettings:
         if self.fixed_step_size is not None:
             return self.fixed_step_size, self.fixed_step_size
         return self.minimum_step_size, self.maximum_step_size
+
+
+def _number(x, what):
+    """A concrete 0-d array as a Python number; traced or shaped values cannot be static settings."""
+    if isinstance(x, jax.core.Tracer) or getattr(x, "ndim", 0) != 0:
+        raise InvalidArgument(
+            f"integrator setting {what} must be a concrete number (settings are static: one compiled rollout per "
+            f"setting), got {x!r}")
+    return x.item()
 
 
 def _positive(x, what):

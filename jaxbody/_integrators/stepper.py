@@ -99,6 +99,12 @@ class TimeStepper(eqx.Module):
         for item in events:
             if not isinstance(item, ev.EVENT_ITEM_TYPES):
                 raise InvalidArgument(f"TimeStepper: {item!r} is not an event handler or reporter")
+        if isinstance(max_reports, bool) or not isinstance(max_reports, (int, np.integer)) or max_reports < 0:
+            raise InvalidArgument(f"TimeStepper: max_reports must be a nonnegative int, got {max_reports!r}")
+        reporters = [it.label for it in events if not ev.is_handler(it)]
+        if reporters and max_reports < 1:
+            raise InvalidArgument(f"TimeStepper: max_reports={max_reports} leaves no room for the reports of "
+                                  f"{', '.join(reporters)}: give max_reports >= 1 (reports kept per reporter)")
         if time_advanced_events is None:
             time_advanced_events = system.has_time_advanced_events() if hasattr(system, "has_time_advanced_events") \
                 else False

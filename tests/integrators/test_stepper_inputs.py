@@ -1,6 +1,7 @@
 """Bad simulation inputs never give silently wrong rows: report times that are not finite or go back, step_to an
 earlier time and a NaN scheduled time raise when concrete, and under jit set the lane's run.stats.status,
-stop that lane and make its rows NaN from there on (the other lanes are untouched)."""
+stop that lane and make its rows NaN from there on (the other lanes are untouched); event functions that return
+the wrong thing and a reporter without room for reports are named."""
 
 from __future__ import annotations
 
@@ -68,3 +69,21 @@ def test_nan_scheduled_time_is_reported(stepper):
     assert int(run.stats.status) == BAD_EVENT and bool(run.terminated) and not bool(run.stats.step_limit_reached)
     assert float(run.state.t) == pytest.approx(0.3) and np.isfinite(np.asarray(run.state.q)).all()  # stopped there
     assert np.isfinite(float(rows.q[0, 0])) and np.isnan(float(rows.q[1, 0]))
+
+
+def _run(model, item, **kw):
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-4), events=[item], **kw)
+    return ts.simulate(model.default_state().set_q(jnp.array([1.0])), [0.5])
+
+
+def test_event_functions_returning_the_wrong_thing(stepper):
+    osc = stepper[0].integrator.model
+    vector_witness = jb.TriggeredEventHandler(witness=lambda m, s: jnp.zeros(3), handle=lambda m, s: s, name="w3")
+    with pytest.raises(jb.InvalidArgument, match=r"event w3: witness must return a scalar, got shape \(3,\)"):
+        _run(osc, vector_witness)
+    returns_u = jb.TriggeredEventHandler(witness=lambda m, s: s.q[0], handle=lambda m, s: s.u, name="half")
+    with pytest.raises(jb.InvalidArgument, match=r"event half: handle must return a State .* got an array of shape"):
+        _run(osc, returns_u)
+    reporter = jb.PeriodicEventReporter(0.1, lambda m, s: s.q, name="q every 0.1 s")
+    with pytest.raises(jb.InvalidArgument, match="max_reports=0 leaves no room for the reports of q every 0.1 s"):
+        jb.TimeStepper(osc, jb.RungeKuttaMersonIntegrator(osc), events=[reporter], max_reports=0)

@@ -8,6 +8,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbody._dynamics.forces import ForceElement
+from jaxbody.errors import InvalidArgument
 
 
 class Custom(ForceElement):
@@ -28,9 +29,17 @@ class Custom(ForceElement):
         return (model, state) if self.parameters is None else (model, state, self.parameters)
 
     def calc(self, model, state):
-        F, f = self.calc_force(*self._args(model, state))
-        F = jnp.broadcast_to(jnp.asarray(F, state.q.dtype), (model.topology.nbodies, 2, 3))
-        f = jnp.broadcast_to(jnp.asarray(f, state.q.dtype), (model.topology.nu,))
+        out = self.calc_force(*self._args(model, state))
+        shapes = ((model.topology.nbodies, 2, 3), (model.topology.nu,))
+        expected = f"a pair (body_forces {shapes[0]}, mobility_forces {shapes[1]})"
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            got = f"an array of shape {out.shape}" if hasattr(out, "shape") else type(out).__name__
+            raise InvalidArgument(f"Force.Custom: calc_force must return {expected}, got {got}")
+        try:
+            F, f = (jnp.broadcast_to(jnp.asarray(x, state.q.dtype), shape) for x, shape in zip(out, shapes))
+        except ValueError:
+            raise InvalidArgument(f"Force.Custom: calc_force must return {expected}, got shapes "
+                                  f"{tuple(jnp.shape(x) for x in out)}") from None
         pe = (jnp.zeros((), F.dtype) if self.calc_potential_energy is None
               else jnp.asarray(self.calc_potential_energy(*self._args(model, state)), F.dtype))
         return F, f, pe
