@@ -26,3 +26,7 @@ class TopologyFrozen(JaxbodyError, RuntimeError):
 
 class StageViolation(JaxbodyError, RuntimeError):
     """An operator needs a stage the State has not been realized to."""
+
+
+class OutOfMemory(JaxbodyError, MemoryError):
+    """A compiled call ran out of device memory (XLA's RESOURCE_EXHAUSTED); the message suggests jb.tiled_vmap."""

@@ -34,6 +34,7 @@ import inspect
 
 import equinox as eqx
 
+from jaxbody._api.memory import suggest_tiling
 from jaxbody._dynamics.state import State, require
 from jaxbody._kernels import backend
 from jaxbody._typing import Stage
@@ -153,4 +154,4 @@ def compiled_entry_point(function):
     def call(*args, **kwargs):
         return keyed(backend.get_backend(), *args, **kwargs)
 
-    return call
+    return suggest_tiling(call, function)  # an out-of-memory batch: OutOfMemory suggesting jb.tiled_vmap
