@@ -1,5 +1,8 @@
 """``load_osim(path)``: an OpenSim 4.x ``.osim`` model as jaxbody builder objects, read without OpenSim.
 
+OpenSim 2.x/3.x documents (Version 20101 to 30499) are first upgraded in memory to the 4.x layout by OpenSim
+4.6's own rules (jaxbody.io.osim_upgrade), with one warning naming the document version.
+
 What is read: Ground; the BodySet (``mass``, ``mass_center`` in the body frame, ``inertia`` = [Ixx Iyy Izz Ixy
 Ixz Iyz] about the mass center in the body frame, converted to Simbody's inertia about the body origin);
 PhysicalOffsetFrames; the JointSet (jaxbody.io.osim_joints: Weld, Pin, Slider, Universal, Planar, Gimbal, Ball,
@@ -39,6 +42,7 @@ from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.osim_joints import Coordinate, add_joint
+from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
     element_error,
@@ -150,8 +154,13 @@ def _visuals(doc: OsimDocument, frames: FrameRegistry, element, path: str) -> li
 
 
 def load_osim(path) -> ImportedOsim:
-    """Import an OpenSim 4.x model (a file path, or the XML text itself); see the module docstring."""
+    """Import an OpenSim model (a file path, or the XML text itself; 4.x, or 2.x/3.x upgraded); see the module docstring."""
     doc = read_document(path)
+    if doc.version < 40000:
+        upgrade(doc)
+        warnings.warn(f"load_osim({doc.source}): OpenSim document version {doc.version} upgraded in memory to the "
+                      "OpenSim 4.x layout by OpenSim 4.6's rules (jaxbody.io.osim_upgrade); saving the model once with "
+                      "OpenSim 4 gives the same model and no warning", stacklevel=2)
     frames = FrameRegistry(doc)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)

@@ -1,4 +1,5 @@
-"""Reading an OpenSim 4.x ``.osim`` document: an ElementTree with each element's source line, and field readers.
+"""Reading an OpenSim ``.osim`` document: an ElementTree with each element's source line, and field readers
+(jaxbody.io.osim_upgrade brings OpenSim 3.x documents to the 4.x layout).
 
 Errors are :class:`jaxbody.errors.InvalidArgument` naming the file, the line, the element and its owner.
 """
@@ -17,11 +18,13 @@ from jaxbody.errors import InvalidArgument
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class OsimDocument:
-    """A parsed document: ``root`` (the ``<Model>`` element), ``source`` (file name) and ``lines`` (element -> line)."""
+    """A parsed document: ``root`` (the ``<Model>`` element), ``source`` (file name), ``lines`` (element -> line)
+    and ``version`` (the ``<OpenSimDocument Version>``; 40000 for a bare ``<Model>``)."""
 
     root: ET.Element
     source: str
     lines: dict
+    version: int = 40000
 
     def line(self, element) -> int:
         return self.lines.get(element, 0)
@@ -65,13 +68,10 @@ def read_document(path_or_string) -> OsimDocument:
     model = top.find("Model") if top.tag == "OpenSimDocument" else (top if top.tag == "Model" else None)
     if model is None:
         raise InvalidArgument(f"{source}: line {lines[top]}: expected <OpenSimDocument><Model>, got <{top.tag}>")
-    version = int(top.get("Version", "40000")) if top.tag == "OpenSimDocument" else 40000
-    if version < 40000:
-        raise InvalidArgument(
-            f"{source}: OpenSim document version {version} (OpenSim 3.x): load_osim reads OpenSim 4.x files; "
-            "open and save it once with OpenSim 4 (Model(path).printToXML(new_path)) to convert it"
-        )
-    return OsimDocument(model, source, lines)
+    raw_version = top.get("Version", "40000") if top.tag == "OpenSimDocument" else "40000"
+    if not raw_version.strip().isdigit():
+        raise InvalidArgument(f"{source}: line {lines[top]}: <OpenSimDocument> Version {raw_version!r} is not a number")
+    return OsimDocument(model, source, lines, int(raw_version))
 
 
 def element_error(doc: OsimDocument, element, owner: str, message: str) -> InvalidArgument:

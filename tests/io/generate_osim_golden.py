@@ -23,12 +23,18 @@
    9 knots), MultiplierFunction and a NaturalCubicSpline (read by OpenSim as a SimmSpline) written to
    tests/io/golden/osim_functions.xml, with calcValue and first and second calcDerivative at sample points
    in tests/io/golden/osim_functions.npz.
+5. OpenSim 3.x documents, read by jaxbody without conversion (jaxbody.io.osim_upgrade): the four osim-rl files
+   copied unchanged into tests/models/osim/opensim3/, and tests/models/osim/opensim3/upgrade_rules.osim (written
+   by hand: the 3.x fields those four do not use), also written by OpenSim 4.6 as the 4.x file
+   tests/models/osim/upgrade_rules.osim. For each, OpenSim 4.6 reads the 3.x file itself and records the numbers
+   of step 2 in tests/io/golden/<name>_opensim3.npz.
 """
 
 from __future__ import annotations
 
 import pathlib
 import re
+import shutil
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -39,6 +45,7 @@ import opensim as osim
 HERE = pathlib.Path(__file__).parent
 MODELS = HERE.parent / "models" / "osim"
 GOLDEN = HERE / "golden"
+OPENSIM3 = MODELS / "opensim3"
 SOURCES = {  # name in tests/models/osim -> file in osim-rl 3.0.11's osim/models
     "arm26": "arm26.osim",
     "gait9dof18musc": "gait9dof18musc.osim",
@@ -75,8 +82,9 @@ def coordinate_slots(model, state):
     return q_index, u_index
 
 
-def model_golden(name: str, rng):
-    model = osim.Model(str(MODELS / f"{name}.osim"))
+def model_golden(name: str, rng, source=None, golden_name=None):
+    """Step 2 for tests/models/osim/<name>.osim (or the file ``source``), written to golden/<golden_name or name>.npz."""
+    model = osim.Model(str(source or MODELS / f"{name}.osim"))
     state = model.initSystem()
     for force in model.getForceSet():
         force.setAppliesForce(state, False)
@@ -114,10 +122,10 @@ def model_golden(name: str, rng):
         out["q_perturbed"].append(qp)
         out["qerr_perturbed"].append(vector(perturbed.getQErr()))
     arrays = {k: np.array(v) for k, v in out.items()}
-    np.savez(GOLDEN / f"{name}.npz", coordinate_names=np.array([c.getName() for c in coords]),
+    np.savez(GOLDEN / f"{golden_name or name}.npz", coordinate_names=np.array([c.getName() for c in coords]),
              q_index=np.array(q_index), u_index=np.array(u_index), body_names=np.array([b.getName() for b in bodies]),
              gravity=vector(model.getGravity()), opensim_version=np.array(osim.__version__), **arrays)
-    print(f"{name}: nq={state.getNQ()} nu={state.getNU()} bodies={len(bodies)} qerr rows={arrays['qerr'].shape[1]}")
+    print(f"{golden_name or name}: nq={state.getNQ()} nu={state.getNU()} bodies={len(bodies)} qerr rows={arrays['qerr'].shape[1]}")
 
 
 def spline(x, y):
@@ -275,6 +283,15 @@ def write_joints_constraints(rng):
     (MODELS / "joints_constraints.osim").write_text(text)
 
 
+def opensim3_golden(source_dir: pathlib.Path, rng):
+    """Step 5: the 3.x originals, the 4.x copy of upgrade_rules, and OpenSim's numbers from each 3.x file."""
+    for name, file in SOURCES.items():
+        shutil.copyfile(source_dir / file, OPENSIM3 / f"{name}.osim")
+    convert(OPENSIM3 / "upgrade_rules.osim", MODELS / "upgrade_rules.osim")
+    for name in [*SOURCES, "upgrade_rules"]:
+        model_golden(name, rng, OPENSIM3 / f"{name}.osim", f"{name}_opensim3")
+
+
 def main():
     source_dir = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/osimrl/osim-rl-3.0.11/osim/models")
     MODELS.mkdir(parents=True, exist_ok=True)
@@ -286,6 +303,7 @@ def main():
     write_joints_constraints(rng)
     model_golden("joints_constraints", rng)
     functions_golden(rng)
+    opensim3_golden(source_dir, np.random.default_rng(2030))
 
 
 if __name__ == "__main__":

@@ -175,5 +175,8 @@ def test_bad_documents(tmp_path):
         load_osim(tmp_path / "missing.osim")
     with pytest.raises(jb.InvalidArgument, match="not well-formed"):
         load_osim(GOOD.replace("</Model>", ""))
-    with pytest.raises(jb.InvalidArgument, match="OpenSim 3.x.*printToXML"):
-        load_osim(GOOD.replace("Version=\"40600\"", "Version=\"30000\""))
+    for version in ("10600", "30505"):  # OpenSim 1.x, and a 4.0 beta layout: neither 4.x nor upgraded
+        with pytest.raises(jb.InvalidArgument, match=f"version {version}: .*upgrades versions 20101 to 30499.*printToXML"):
+            load_osim(GOOD.replace("Version=\"40600\"", f"Version=\"{version}\""))
+    with pytest.raises(jb.InvalidArgument, match="line 2: <OpenSimDocument> Version '4.0' is not a number"):
+        load_osim(GOOD.replace("Version=\"40600\"", "Version=\"4.0\""))
