@@ -67,6 +67,10 @@ from jaxbody._constraints.projection import ProjectResults as ProjectResults
 from jaxbody._dynamics.motion import Motion as Motion
 from jaxbody._dynamics.parameter_checks import check_parameters as check_parameters
 from jaxbody._dynamics.parameters import replace_parameters as replace_parameters
+from jaxbody._kernels.backend import compiled_available as compiled_available
+from jaxbody._kernels.backend import get_backend as get_backend
+from jaxbody._kernels.backend import set_backend as set_backend
+from jaxbody._kernels.backend import use_backend as use_backend
 from jaxbody._dynamics.singularities import SingularityReport as SingularityReport
 from jaxbody._dynamics.singularities import check_singularities as check_singularities
 from jaxbody._dynamics.state import State as State
