@@ -25,17 +25,67 @@ def load_model(path):
     """
     import jax
 
-    from jaxbody.errors import InvalidArgument
-
     jax.config.update("jax_enable_x64", True)
-    suffix = pathlib.Path(path).suffix.lower()
-    if suffix not in LOADERS:
-        raise InvalidArgument(f"--model {path}: the extension must be one of {sorted(LOADERS)}")
+    check_model_path(path)
     try:
         import jaxbody.io as io
     except ImportError as e:
         raise ImportError(f"--model needs jaxbody.io (the URDF/MJCF/OpenSim importers): {e}") from None
-    return getattr(io, LOADERS[suffix])(str(path))
+    return getattr(io, LOADERS[pathlib.Path(path).suffix.lower()])(str(path))
+
+
+def check_model_path(path) -> None:
+    """InvalidArgument unless ``path`` is an existing file with one of LOADERS' extensions."""
+    from jaxbody.errors import InvalidArgument
+
+    suffix = pathlib.Path(path).suffix.lower()
+    if suffix not in LOADERS:
+        raise InvalidArgument(f"--model {path}: the extension must be one of {sorted(LOADERS)}")
+    if not pathlib.Path(path).is_file():
+        raise InvalidArgument(f"--model {path}: no such file")
+
+
+def check_outputs(animation, out) -> None:
+    """InvalidArgument (or ImportError for an MP4 without imageio-ffmpeg) before any simulation: the animation
+    must be .gif or .mp4 and the plot a format matplotlib writes, each in an existing folder."""
+    from jaxbody.errors import InvalidArgument
+    from jaxbody.viz.animation import check_animation_path
+    from jaxbody.viz.figure import new_figure
+
+    if animation:
+        check_animation_path(animation)
+        if pathlib.Path(animation).suffix.lower() == ".mp4":
+            try:
+                import imageio  # noqa: F401
+                import imageio_ffmpeg  # noqa: F401
+            except ImportError as e:
+                raise ImportError(f"--animation {animation}: an MP4 needs pip install 'jaxbody[viz]' ({e}); "
+                                  f"or write a .gif") from None
+    if out:
+        formats = sorted(new_figure().canvas.get_supported_filetypes())
+        path = pathlib.Path(out)
+        if path.suffix.lower().lstrip(".") not in formats:
+            raise InvalidArgument(f"--out {out}: the extension must be one of {['.' + f for f in formats]}")
+        if not path.parent.is_dir():
+            raise InvalidArgument(f"--out {out}: the folder {path.parent} does not exist")
+
+
+def model_meshes(path):
+    """The MeshLibrary for a model file: mesh files searched from the file's folder; for MJCF, MuJoCo's compiled
+    mesh assets by name (their vertices in the frame the importer's visual records use)."""
+    from jaxbody.viz.meshes import MeshLibrary
+
+    path = pathlib.Path(path)
+    meshes = {}
+    if LOADERS.get(path.suffix.lower()) == "load_mjcf":
+        import mujoco
+
+        m = mujoco.MjModel.from_xml_path(str(path))
+        for i in range(m.nmesh):
+            v, f = m.mesh_vertadr[i], m.mesh_faceadr[i]
+            meshes[mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_MESH, i)] = (
+                m.mesh_vert[v:v + m.mesh_vertnum[i]], m.mesh_face[f:f + m.mesh_facenum[i]])
+    return MeshLibrary([path.parent], meshes)
 
 
 def set_view_hints(system, model):
@@ -62,14 +112,17 @@ def random_speeds(system, model, rng, batch, speed):
 
 
 def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxbody_model_trajectory.png",
-                   animation="jaxbody_model.gif", n_frames=40, speed=0.5, seed=0, cylinder_axis="z", verbose=True):
+                   animation="jaxbody_model.gif", n_frames=40, speed=0.5, seed=0, cylinder_axis="z", verbose=True,
+                   meshes=None):
     """Simulate ``batch`` lanes of an imported model and draw lane 0; returns a dict of timings and outputs.
 
     ``imported`` is a ``jaxbody.io`` import record before ``realize_topology()``: ``.system``, ``.bodies``,
     ``.visuals`` (see ``jaxbody.viz.visuals``; those that cannot be drawn are skipped with a warning;
     ``cylinder_axis`` "y" for OpenSim's, "z" for URDF's and MJCF's); the importer has set the up direction.
     ``steps`` is rounded down to a multiple of the save interval
-    ``steps // n_frames``; the animation has one frame per saved sample. Enables float64.
+    ``steps // n_frames``; the animation has one frame per saved sample; ``meshes`` (see
+    ``jaxbody.viz.plot_state``) finds the mesh files, and the plots name coordinates by the record's
+    ``.coordinates``. The output paths are checked before anything is simulated. Enables float64.
     """
     import jax
 
@@ -77,6 +130,7 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
     import jaxbody as jb
     from jaxbody import viz
 
+    check_outputs(animation, out)
     log = print if verbose else (lambda *a, **k: None)
     n_decorations = viz.add_visual_decorations(imported.bodies, getattr(imported, "visuals", ()),
                                                cylinder_axis=cylinder_axis, on_error="warn")
@@ -104,15 +158,17 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
     results = dict(batch=batch, steps=steps, dt=dt, compile_s=compile_s, wall_s=wall_s, frames=0, out=None,
                    animation=None, finite=bool(np.all(np.isfinite(np.asarray(trajectory.q)))))
     if animation:
-        results["frames"] = viz.animate(system, model, lane0, animation, fps=max(1.0, 1.0 / (dt * save_every)))
-        results["animation"] = str(animation)
-        log(f"wrote {animation} ({results['frames']} frames of lane 0)")
+        t0 = time.perf_counter()
+        results["frames"] = viz.animate(system, model, lane0, animation, fps=max(1.0, 1.0 / (dt * save_every)),
+                                        meshes=meshes)
+        results["animation"], results["animation_s"] = str(animation), time.perf_counter() - t0
+        log(f"wrote {animation} ({results['frames']} frames of lane 0 in {results['animation_s']:.2f} s)")
     if out:
-        _, data = viz.plot_trajectory(model, lane0, path=out)
+        _, data = viz.plot_trajectory(model, lane0, path=out, coordinates=getattr(imported, "coordinates", None))
         e = data["energy"]
         results["out"] = str(out)
         log(f"wrote {out}; lane 0 energy {e[0]:.6g} -> {e[-1]:.6g} J, max |qErr| {data['q_err'].max():.3g}")
     return results
 
 
-__all__ = ["load_model", "run_model_demo", "random_speeds"]
+__all__ = ["load_model", "run_model_demo", "random_speeds", "check_model_path", "check_outputs", "model_meshes"]

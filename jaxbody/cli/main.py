@@ -1,33 +1,61 @@
 """Command-line interface: ``jaxbody demo [--model PATH] [--batch N] [--steps N] [--dt S] [--out PNG]``.
 
 Only the CLI turns on float64 (inside the command); importing jaxbody never
-changes JAX's global configuration.
+changes JAX's global configuration. Arguments are checked before anything is simulated; a user's error
+(a bad number, a missing or unreadable model file, an unsupported output format) is one line on stderr,
+``jaxbody: error: ...``, and exit status 2, without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+
+from jaxbody.errors import JaxbodyError
+
+#: What a user's input can raise: jaxbody's own errors (bad files, bad paths), unreadable files and missing
+#: optional packages. Anything else is a bug and keeps its traceback.
+USER_ERRORS = (JaxbodyError, OSError, ImportError)
+
+
+class UsageError(Exception):
+    """A bad command line: argparse's message, and ``prog`` the (sub)command it is about."""
+
+    def __init__(self, prog, message):
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(self.prog, message)
 
 
 def _positive_int(text):
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
     return value
 
 
 def _positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {value}")
     return value
 
 
 def build_parser() -> argparse.ArgumentParser:
     from jaxbody.cli import demo
 
-    parser = argparse.ArgumentParser(prog="jaxbody", description="jaxbody: Simbody's multibody dynamics in JAX.")
+    parser = _Parser(prog="jaxbody", description="jaxbody: Simbody's multibody dynamics in JAX.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser(
@@ -55,25 +83,45 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status (2 for a user's error)."""
+    try:
+        return _run(build_parser(), sys.argv[1:] if argv is None else list(argv))
+    except (UsageError, *USER_ERRORS) as e:
+        print(f"{getattr(e, 'prog', 'jaxbody')}: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+
+
+def _run(parser, argv) -> int:
+    args = parser.parse_args(argv)
     if args.version:
         from jaxbody import __version__
 
         print(f"jaxbody {__version__}")
         return 0
     if args.command == "demo" and args.model:
-        from jaxbody.cli.demo_model import DEFAULT_BATCH, load_model, run_model_demo
+        from jaxbody.cli.demo_model import (
+            DEFAULT_BATCH,
+            check_model_path,
+            check_outputs,
+            load_model,
+            model_meshes,
+            run_model_demo,
+        )
 
         out = "jaxbody_model_trajectory.png" if args.out is None else args.out
+        check_model_path(args.model)
+        check_outputs(args.animation, out)
         axis = "y" if args.model.lower().endswith(".osim") else "z"  # OpenSim's cylinders are along y, as Simbody's
         run_model_demo(load_model(args.model), batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt,
-                       out=out or None, animation=args.animation or None, seed=args.seed, cylinder_axis=axis)
+                       out=out or None, animation=args.animation or None, seed=args.seed, cylinder_axis=axis,
+                       meshes=model_meshes(args.model))
         return 0
     if args.command == "demo":
         from jaxbody.cli.demo import DEFAULT_BATCH, run_demo
+        from jaxbody.cli.demo_model import check_outputs
 
         out = "jaxbody_demo.png" if args.out is None else args.out
+        check_outputs(None, out)
         run_demo(batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt, out=out or None, seed=args.seed)
         return 0
     parser.print_help()

@@ -1,6 +1,7 @@
 """``animate``: a trajectory (a State pytree with a leading time axis, as ``jb.simulate`` returns) written as
 an animated GIF (Pillow, which matplotlib already needs) or an MP4 (imageio + imageio-ffmpeg: ``pip install
-jaxbody[viz]``). Headless: every frame is drawn on an Agg canvas.
+jaxbody[viz]``). Headless: the frames are drawn on one reused Agg figure (``jaxbody.viz.scene``), and a GIF is
+written with one palette for all frames.
 """
 
 from __future__ import annotations
@@ -10,19 +11,11 @@ import pathlib
 import jax
 import numpy as np
 
-from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
-from jaxbody.viz.draw import draw_scene, view_rotation
-from jaxbody.viz.figure import new_figure, scene_points
+from jaxbody.viz.figure import AXES, make_scene, new_figure
 
 FORMATS = (".gif", ".mp4")
-
-
-def _frame_geometry(system, model, trajectory):
-    """Placed decorations of every sample: one jit(vmap) call; list of geometry with (T, ...) numpy leaves."""
-    matter = system.get_matter_subsystem()
-    place = jax.jit(jax.vmap(lambda s: matter.calc_decorative_geometry(model.realize(s, Stage.Position), model)))
-    return jax.tree_util.tree_map(np.asarray, place(trajectory))
+PALETTE_SAMPLES = 8  # frames the GIF palette is made from
 
 
 def _mp4_writer(path, fps):
@@ -37,13 +30,66 @@ def _mp4_writer(path, fps):
     return imageio.get_writer(str(path), fps=fps, codec="libx264", quality=7)
 
 
-def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4), dpi=80, title="t = {t:.3f} s"):
+def check_animation_path(path) -> pathlib.Path:
+    """``path`` as a Path if it ends in one of FORMATS and its folder exists; else InvalidArgument."""
+    path = pathlib.Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise InvalidArgument(f"animation {path}: the extension must be one of {FORMATS}")
+    if not path.parent.is_dir():
+        raise InvalidArgument(f"animation {path}: the folder {path.parent} does not exist")
+    return path
+
+
+class Renderer:
+    """Frames of a Scene as RGB arrays (H, W, 3) from one reused Agg figure: ``frame(k, text)`` draws sample
+    ``k`` with ``text`` as its title. The fixed annotations (``scene.annotate``: text is what costs most in a
+    frame) are drawn once on a transparent figure and blended into every frame. ``artists`` are the moving
+    ones (``scene.setup``)."""
+
+    def __init__(self, scene, figsize=(6.4, 6.4), dpi=80):
+        self.scene = scene
+        overlay = new_figure(figsize, dpi)
+        overlay.patch.set_alpha(0.0)
+        scene.annotate(overlay.add_axes(AXES))
+        overlay.canvas.draw()
+        rgba = np.asarray(overlay.canvas.buffer_rgba()).astype(float)
+        self.drawn = np.nonzero(rgba[..., 3] > 0)
+        self.alpha = rgba[..., 3:][self.drawn] / 255.0
+        self.color = rgba[..., :3][self.drawn] * self.alpha  # Agg's RGBA is not premultiplied
+        self.figure = new_figure(figsize, dpi)
+        self.ax = self.figure.add_axes(AXES)
+        self.artists = scene.setup(self.ax)
+        self.label = self.figure.text(0.5, 0.97, "", ha="center", va="center", fontsize=11)
+
+    def frame(self, k, text="") -> np.ndarray:
+        self.scene.draw(self.ax, self.artists, k)
+        self.label.set_text(text)
+        self.figure.canvas.draw()
+        image = np.asarray(self.figure.canvas.buffer_rgba())[..., :3].copy()
+        image[self.drawn] = (image[self.drawn] * (1 - self.alpha) + self.color).astype(np.uint8)
+        return image
+
+
+def write_gif(path, images, fps) -> None:
+    """RGB frames (H, W, 3) as a looping GIF, quantized without dithering to one palette made from a few frames."""
+    from PIL import Image
+
+    picks = np.linspace(0, len(images) - 1, min(PALETTE_SAMPLES, len(images))).astype(int)
+    palette = Image.fromarray(np.concatenate([images[k] for k in picks])).quantize(256, Image.Quantize.MEDIANCUT)
+    frames = [Image.fromarray(image).quantize(palette=palette, dither=Image.Dither.NONE) for image in images]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=1000.0 / fps, loop=0)
+
+
+def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4), dpi=80, title="t = {t:.3f} s",
+            meshes=None):
     """Write an animation of ``trajectory`` to ``path`` (``.gif`` or ``.mp4``); returns the number of frames.
 
     Every ``stride``-th sample becomes one frame, so a trajectory of T samples gives ceil(T / stride)
     frames. Each frame is ``plot_state``'s picture of that sample (the decorations placed in Ground, the
-    system's up direction vertical), with the same axis limits in all frames. The frames are placed with one
-    ``jax.jit(jax.vmap(...))`` call over the samples.
+    system's up direction vertical), with the camera framed on the bodies over the whole run (robust to
+    outliers; see ``jaxbody.viz.scene``). The bodies' frames come from one ``jax.jit(jax.vmap(realize))``
+    call, the decorations are placed on the host (``jaxbody.viz.placement``) and every frame is drawn on one
+    reused figure (``Renderer``); meshes are thinned to ``jaxbody.viz.meshes.MAX_FACES`` faces.
 
     Args:
         system: the MultibodySystem. model: its Model (None: ``system.realize_topology()``).
@@ -52,38 +98,22 @@ def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4
         fps: frames per second. stride: keep every ``stride``-th sample (>= 1).
         title: format string of each frame's title, with the sample's time ``t`` (s); None for none.
             (The GIF writer merges identical consecutive frames; the default title keeps them distinct.)
+        meshes: where mesh files are found (see ``plot_state``).
     """
-    path = pathlib.Path(path)
-    if path.suffix.lower() not in FORMATS:
-        raise InvalidArgument(f"animate: {path} must end in one of {FORMATS}")
+    path = check_animation_path(path)
     if int(stride) != stride or stride < 1 or not fps > 0:
         raise InvalidArgument(f"animate: stride must be an integer >= 1 and fps > 0, got stride={stride}, fps={fps}")
     if np.ndim(trajectory.t) != 1:
         raise InvalidArgument(f"animate: the trajectory needs one leading time axis, got t of shape {np.shape(trajectory.t)}")
-    model = system.realize_topology() if model is None else model
     samples = jax.tree_util.tree_map(lambda x: x[:: int(stride)], trajectory)
-    geometry = _frame_geometry(system, model, samples)
+    scene = make_scene(system, model, samples, meshes)
     times = np.asarray(samples.t)
-    frame = lambda k: jax.tree_util.tree_map(lambda x: x[k], geometry)  # noqa: E731
-    limits = np.vstack([scene_points(frame(k)) for k in range(len(times))])
-    R_VG = view_rotation(system.get_up_direction())
 
-    fig = new_figure(figsize, dpi)
-    images = []
-    for k, t in enumerate(times):
-        fig.clear()
-        ax = fig.add_subplot(projection="3d")
-        draw_scene(ax, frame(k), R_VG, limits)
-        if title is not None:
-            ax.set_title(title.format(t=float(t)))
-        fig.canvas.draw()
-        images.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
+    renderer = Renderer(scene, figsize, dpi)
+    images = [renderer.frame(k, "" if title is None else title.format(t=float(t))) for k, t in enumerate(times)]
 
     if path.suffix.lower() == ".gif":
-        from PIL import Image
-
-        first, *rest = [Image.fromarray(image) for image in images]
-        first.save(path, save_all=True, append_images=rest, duration=1000.0 / fps, loop=0)
+        write_gif(path, images, fps)
     else:
         writer = _mp4_writer(path, fps)
         for image in images:
@@ -92,4 +122,4 @@ def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4
     return len(images)
 
 
-__all__ = ["animate"]
+__all__ = ["animate", "check_animation_path", "write_gif", "Renderer"]

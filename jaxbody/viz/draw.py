@@ -1,15 +1,16 @@
-"""Drawing placed decorations (``matter.calc_decorative_geometry``) on a matplotlib 3D Axes, host-side numpy.
+"""Placed decorations (``matter.calc_decorative_geometry``) as flat polygons and segments, host-side numpy.
 
-Ground is shown with the system's up direction (``system.get_up_direction()``) along matplotlib's vertical
-axis: a proper rotation ``R_VG`` maps Ground coordinates to the plot's, and the axes are labelled with the
-Ground axes they show. Spheres, ellipsoids, cylinders (Simbody's axis y) and bricks are drawn as shaded surfaces, lines
-and frames (x red, y green, z blue) as line segments, and a mesh, which jaxbody does not read, as a marker
-at its origin (one note on the Axes says how many meshes are markers and names the first).
+Ground is shown with the system's up direction (``system.get_up_direction()``) vertical: a proper rotation
+``R_VG`` maps Ground coordinates to view coordinates (z up), and an orthographic camera at an elevation and
+azimuth above the view's horizontal plane gives screen coordinates (x right, y up, z toward the viewer).
+Spheres, ellipsoids, cylinders (Simbody's axis y), bricks and meshes become faces of up to four vertices with
+outward winding; lines and frames (x red, y green, z blue) become segments. A mesh is read through a
+``jaxbody.viz.meshes.MeshLibrary``; one that cannot be read is drawn as a sphere.
+
+Placements over T samples come from ``jaxbody.viz.placement``.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
@@ -24,16 +25,18 @@ from jaxbody._api.decorative_geometry import (
 )
 
 AXIS_NAMES = "xyz"
-FRAME_COLORS = ("tab:red", "tab:green", "tab:blue")
+FRAME_COLORS = ((0.84, 0.15, 0.16), (0.17, 0.63, 0.17), (0.12, 0.47, 0.71))
 DEFAULT_SHAPE_COLOR = (0.55, 0.65, 0.8)
-DEFAULT_LINE_COLOR = (0.3, 0.3, 0.3)
-DEFAULT_SHAPE_OPACITY = 0.8
-RESOLUTION = 12  # points around a sphere or cylinder
+DEFAULT_MESH_COLOR = (0.75, 0.75, 0.78)
+DEFAULT_LINE_COLOR = (0.25, 0.25, 0.25)
+DEFAULT_SHAPE_OPACITY = 1.0
+RESOLUTION = 8  # points around a sphere or cylinder
+ELEVATION, AZIMUTH = 20.0, -60.0  # degrees, the camera's default direction in the view frame
 
 
 def view_rotation(up) -> np.ndarray:
-    """R_VG (3, 3): a proper rotation taking Ground coordinates to plot coordinates with ``up`` (a signed axis,
-    (3,)) along the plot's z. The other two plot axes show the next Ground axes in cyclic order."""
+    """R_VG (3, 3): a proper rotation taking Ground coordinates to view coordinates with ``up`` (a signed axis,
+    (3,)) along the view's z. The other two view axes show the next Ground axes in cyclic order."""
     up = np.asarray(up, dtype=float)
     a = int(np.argmax(np.abs(up)))
     sign = 1.0 if up[a] > 0 else -1.0
@@ -43,7 +46,7 @@ def view_rotation(up) -> np.ndarray:
 
 
 def axis_labels(R_VG) -> list[str]:
-    """The Ground axis each plot axis shows, e.g. ['z (m)', 'x (m)', 'y (m, up)']."""
+    """The Ground axis each view axis shows, e.g. ['z (m)', 'x (m)', 'y (m, up)']."""
     labels = []
     for k, row in enumerate(np.asarray(R_VG)):
         a = int(np.argmax(np.abs(row)))
@@ -52,112 +55,106 @@ def axis_labels(R_VG) -> list[str]:
     return labels
 
 
-def _color(geometry, default):
-    rgb = np.asarray(geometry.color, dtype=float)
-    return tuple(default) if np.any(rgb < 0) else tuple(np.clip(rgb, 0, 1))
+def screen_rotation(R_VG, elevation=ELEVATION, azimuth=AZIMUTH) -> np.ndarray:
+    """R_SG (3, 3): Ground coordinates -> screen (x right, y up, z toward the viewer) for a camera at
+    ``elevation`` above the view's horizontal plane and ``azimuth`` about its vertical (degrees)."""
+    el, az = np.radians(elevation), np.radians(azimuth)
+    R_SV = np.array([[-np.sin(az), np.cos(az), 0.0],
+                     [-np.sin(el) * np.cos(az), -np.sin(el) * np.sin(az), np.cos(el)],
+                     [np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)]])
+    return R_SV @ np.asarray(R_VG, float)
 
 
-def _alpha(geometry, default):
-    opacity = float(geometry.opacity)
-    return default if opacity < 0 else opacity
+def rgb(geometry, default) -> np.ndarray:
+    """The geometry's color (3,), or ``default`` where it is Simbody's "renderer default"."""
+    color = np.asarray(geometry.color, float)
+    return np.asarray(default, float) if np.any(color < 0) else np.clip(color, 0, 1)
 
 
-def _to_view(R_VG, R_GD, p_GD, points_D):
-    """Points (..., 3) given in D -> plot coordinates (..., 3)."""
-    return (points_D @ R_GD.T + p_GD) @ R_VG.T
+def opacity(geometry, default) -> float:
+    value = float(geometry.opacity)
+    return default if value < 0 else value
 
 
-def _sphere_points(radius):
+def _quads(grid) -> np.ndarray:
+    """Faces (F, 4, 3) of a (rows, columns, 3) surface grid."""
+    return np.stack([grid[:-1, :-1], grid[:-1, 1:], grid[1:, 1:], grid[1:, :-1]], axis=2).reshape(-1, 4, 3)
+
+
+def _outward(faces) -> np.ndarray:
+    """Faces of a convex shape around the origin, each reordered to wind outward (normal away from the origin)."""
+    normal = np.cross(faces[:, 2] - faces[:, 0], faces[:, 3] - faces[:, 1])
+    inward = np.einsum("fi,fi->f", normal, faces.mean(1)) < 0
+    faces = faces.copy()
+    faces[inward] = faces[inward][:, ::-1]
+    return faces
+
+
+def sphere_faces(radii) -> np.ndarray:
     u, v = np.meshgrid(np.linspace(0, 2 * np.pi, RESOLUTION + 1), np.linspace(0, np.pi, RESOLUTION // 2 + 1))
-    return radius * np.stack([np.cos(u) * np.sin(v), np.cos(v), np.sin(u) * np.sin(v)], -1)
+    grid = np.stack([np.cos(u) * np.sin(v), np.cos(v), np.sin(u) * np.sin(v)], -1) * np.asarray(radii, float)
+    return _outward(_quads(grid))
 
 
-def _cylinder_points(radius, half_height):
-    u, y = np.meshgrid(np.linspace(0, 2 * np.pi, RESOLUTION + 1), [-half_height, half_height])
-    return np.stack([radius * np.cos(u), y, radius * np.sin(u)], -1)
+def cylinder_faces(radius, half_height) -> np.ndarray:
+    u = np.linspace(0, 2 * np.pi, RESOLUTION + 1)
+    ring = np.stack([radius * np.cos(u), np.zeros_like(u), radius * np.sin(u)], -1)
+    side = _quads(np.stack([ring - [0, half_height, 0], ring + [0, half_height, 0]]))
+    fan = ring[:-1][np.arange(RESOLUTION)[::2, None] + np.arange(3)[None] - RESOLUTION * (np.arange(RESOLUTION)[
+        ::2, None] + np.arange(3)[None] >= RESOLUTION)]  # quads (center, three ring points), (R/2, 3, 3)
+    caps = [np.concatenate([np.broadcast_to([0, y, 0], (len(fan), 1, 3)), fan + [0, y, 0]], 1)
+            for y in (-half_height, half_height)]
+    return _outward(np.concatenate([side, *caps]))
 
 
-def _surface_points(geometry):
-    """A (rows, columns, 3) grid on the surface of a sphere, ellipsoid or cylinder, in D."""
-    if isinstance(geometry, DecorativeSphere):
-        return _sphere_points(float(geometry.radius))
-    if isinstance(geometry, DecorativeEllipsoid):
-        return _sphere_points(1.0) * np.asarray(geometry.radii, float)
-    return _cylinder_points(float(geometry.radius), float(geometry.half_height))
-
-
-def _brick_faces(half_lengths):
+def brick_faces(half_lengths) -> np.ndarray:
     corners = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float) * half_lengths
     faces = [[0, 1, 3, 2], [4, 5, 7, 6], [0, 1, 5, 4], [2, 3, 7, 6], [0, 2, 6, 4], [1, 3, 7, 5]]
-    return corners[np.array(faces)]
+    return _outward(corners[np.array(faces)])
 
 
-def geometry_points(geometry) -> np.ndarray:
-    """Points (n, 3) in Ground that bound ``geometry`` as drawn (for axis limits)."""
-    R, p = np.asarray(geometry.transform.R, float), np.asarray(geometry.transform.p, float)
-    if isinstance(geometry, (DecorativeSphere, DecorativeEllipsoid, DecorativeCylinder)):
-        local = _surface_points(geometry).reshape(-1, 3)
-    elif isinstance(geometry, DecorativeBrick):
-        local = _brick_faces(np.asarray(geometry.half_lengths, float)).reshape(-1, 3)
-    elif isinstance(geometry, DecorativeLine):
-        local = np.stack([np.asarray(geometry.point1, float), np.asarray(geometry.point2, float)])
-    elif isinstance(geometry, DecorativeFrame):
-        local = np.vstack([np.zeros(3), float(geometry.axis_length) * np.eye(3)])
-    else:  # a mesh, or a type a renderer does not know: its origin
-        local = np.zeros((1, 3))
-    return local @ R.T + p
+def shape_faces(geometry, meshes, fallback_radius):
+    """(faces (F, 4, 3) in the decoration's frame D, whether it is a readable mesh) of one shape decoration (a
+    triangle repeats its last vertex); None for lines and frames."""
+    size = lambda x: np.asarray(x, float)  # noqa: E731
+    if isinstance(geometry, DecorativeSphere):
+        return sphere_faces(size(geometry.radius) * np.ones(3)), False
+    if isinstance(geometry, DecorativeEllipsoid):
+        return sphere_faces(size(geometry.radii)), False
+    if isinstance(geometry, DecorativeCylinder):
+        return cylinder_faces(float(geometry.radius), float(geometry.half_height)), False
+    if isinstance(geometry, DecorativeBrick):
+        return brick_faces(size(geometry.half_lengths)), False
+    if isinstance(geometry, DecorativeMesh):
+        mesh = meshes(geometry.filename)
+        if mesh is None:
+            return sphere_faces(fallback_radius * np.ones(3)), False
+        vertices, triangles = mesh
+        return (np.asarray(vertices, float) * size(geometry.scale))[np.asarray(triangles)[:, [0, 1, 2, 2]]], True
+    return None
 
 
-def draw_geometry(ax, geometry, R_VG) -> None:
-    """Draw one placed decoration (transform X_GD, body id 0) on the 3D Axes ``ax``."""
-    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
-
-    R, p = np.asarray(geometry.transform.R, float), np.asarray(geometry.transform.p, float)
-    color = _color(geometry, DEFAULT_SHAPE_COLOR)
-    alpha = _alpha(geometry, DEFAULT_SHAPE_OPACITY)
-    if isinstance(geometry, (DecorativeSphere, DecorativeEllipsoid, DecorativeCylinder)):
-        pts = _to_view(R_VG, R, p, _surface_points(geometry))
-        ax.plot_surface(pts[..., 0], pts[..., 1], pts[..., 2], color=color, alpha=alpha, linewidth=0, shade=True)
-    elif isinstance(geometry, DecorativeBrick):
-        faces = _to_view(R_VG, R, p, _brick_faces(np.asarray(geometry.half_lengths, float)))
-        ax.add_collection3d(Poly3DCollection(faces, facecolor=color, edgecolor="k", linewidths=0.3, alpha=alpha))
-    elif isinstance(geometry, DecorativeLine):
-        pts = _to_view(R_VG, R, p, np.stack([np.asarray(geometry.point1, float), np.asarray(geometry.point2, float)]))
-        ax.plot(pts[:, 0], pts[:, 1], pts[:, 2], color=_color(geometry, DEFAULT_LINE_COLOR), lw=2,
-                alpha=_alpha(geometry, 1.0))
-    elif isinstance(geometry, DecorativeFrame):
-        pts = _to_view(R_VG, R, p, np.vstack([np.zeros(3), float(geometry.axis_length) * np.eye(3)]))
-        for k in range(3):
-            ax.plot(*pts[[0, k + 1]].T, color=FRAME_COLORS[k], lw=1.2)
-    elif isinstance(geometry, DecorativeMesh):
-        origin = _to_view(R_VG, R, p, np.zeros(3))
-        ax.scatter(*origin, marker="D", s=30, color=color)
+def segments(placed) -> np.ndarray | None:
+    """Segments (T, L, 2, 3) in Ground of a placed line (L = 1) or frame (L = 3, axes x, y, z); None otherwise
+    (``placed``: a ``jaxbody.viz.placement.Placed``)."""
+    if isinstance(placed.geometry, DecorativeLine):
+        return placed.ends[:, None]
+    if isinstance(placed.geometry, DecorativeFrame):
+        tips = placed.p[:, None] + np.swapaxes(placed.R, 1, 2) * float(placed.geometry.axis_length)  # (T, 3, 3)
+        return np.stack([np.broadcast_to(placed.p[:, None], tips.shape), tips], 2)
+    return None
 
 
-def set_limits(ax, points_V, margin=0.1) -> None:
-    """Equal-scale cube limits around ``points_V`` (n, 3) in plot coordinates."""
-    lo, hi = points_V.min(0), points_V.max(0)
-    center, half = (lo + hi) / 2, max(float((hi - lo).max()) / 2, 1e-3) * (1 + margin)
-    ax.set_xlim(center[0] - half, center[0] + half)
-    ax.set_ylim(center[1] - half, center[1] + half)
-    ax.set_zlim(center[2] - half, center[2] + half)
-    ax.set_box_aspect((1, 1, 1))
+def line_style(geometry, k) -> tuple[np.ndarray, float, float]:
+    """(color (3,), opacity, width in points) of segment ``k`` of a line or frame."""
+    if isinstance(geometry, DecorativeFrame):
+        return rgb(geometry, FRAME_COLORS[k]), opacity(geometry, 1.0), 1.2
+    return rgb(geometry, DEFAULT_LINE_COLOR), opacity(geometry, 1.0), 2.5
 
 
-def draw_scene(ax, geometry_list, R_VG, limits_points=None) -> None:
-    """Draw every decoration, label the axes with Ground's and set equal limits (around ``limits_points`` (n, 3)
-    in Ground if given, else around the geometry)."""
-    for geometry in geometry_list:
-        draw_geometry(ax, geometry, R_VG)
-    meshes = [g for g in geometry_list if isinstance(g, DecorativeMesh)]
-    if meshes:
-        first = os.path.basename(meshes[0].filename)
-        ax.text2D(0.0, 0.97, f"{len(meshes)} mesh(es) ({first}, ...) drawn as markers: jaxbody does not read mesh files",
-                  transform=ax.transAxes, fontsize=7)
-    if limits_points is None:
-        limits_points = np.vstack([geometry_points(g) for g in geometry_list]) if geometry_list else np.zeros((1, 3))
-    set_limits(ax, np.asarray(limits_points) @ R_VG.T)
-    xlabel, ylabel, zlabel = axis_labels(R_VG)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_zlabel(zlabel)
+def shape_style(geometry, is_mesh) -> tuple[np.ndarray, float]:
+    default = DEFAULT_MESH_COLOR if isinstance(geometry, DecorativeMesh) and is_mesh else DEFAULT_SHAPE_COLOR
+    return rgb(geometry, default), opacity(geometry, DEFAULT_SHAPE_OPACITY)
+
+
+__all__ = ["view_rotation", "axis_labels", "screen_rotation", "shape_faces", "segments"]

@@ -1,7 +1,7 @@
-"""``plot_state``: a static 3D matplotlib figure of a model in one state.
+"""``plot_state``: a static picture of a model in one state, and what ``animate`` shares with it.
 
 Headless: figures are built on their own Agg canvas (no pyplot), so the caller's matplotlib backend and
-global state are left alone.
+global state are left alone. The picture is an orthographic view drawn on a 2D Axes (``jaxbody.viz.scene``).
 """
 
 from __future__ import annotations
@@ -9,8 +9,13 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from jaxbody._typing import Stage
-from jaxbody.viz.draw import draw_scene, geometry_points, view_rotation
+from jaxbody.viz.draw import view_rotation
+from jaxbody.viz.meshes import as_library
+from jaxbody.viz.placement import body_frames, place
+from jaxbody.viz.scene import Scene
+
+AXES = (0.0, 0.0, 1.0, 0.94)  # the picture's Axes in the figure, room for a title above
+FALLBACK_RADIUS = 0.25  # a mesh that cannot be read: a sphere of this many default length scales
 
 
 def new_figure(figsize=(6.0, 6.0), dpi=100):
@@ -23,46 +28,45 @@ def new_figure(figsize=(6.0, 6.0), dpi=100):
     return fig
 
 
-def placed_geometry(system, model, state) -> list:
-    """``matter.calc_decorative_geometry`` of ``state`` (realized to Position here), as host numpy arrays."""
+def make_scene(system, model, states, meshes) -> Scene:
+    """The Scene of a State with a leading sample axis (``meshes``: see ``jaxbody.viz.meshes.as_library``)."""
     model = system.realize_topology() if model is None else model
-    matter = system.get_matter_subsystem()
-    geometry = matter.calc_decorative_geometry(model.realize(state, Stage.Position), model)
-    return jax.tree_util.tree_map(np.asarray, geometry)
+    R_GB, p_GB = body_frames(model, states)
+    return Scene(place(system, model, R_GB, p_GB), p_GB[:, 1:], view_rotation(system.get_up_direction()),
+                 as_library(meshes), FALLBACK_RADIUS * system.get_default_length_scale())
 
 
-def scene_points(geometry_list) -> np.ndarray:
-    """Ground points (n, 3) bounding the drawn geometry."""
-    return np.vstack([geometry_points(g) for g in geometry_list]) if geometry_list else np.zeros((1, 3))
-
-
-def plot_state(system, model, state, ax=None, path=None, title=None, figsize=(6.0, 6.0), dpi=100):
+def plot_state(system, model, state, ax=None, path=None, title=None, figsize=(6.0, 6.0), dpi=100, meshes=None):
     """Draw the model in ``state``: every decoration placed in Ground by
     ``system.get_matter_subsystem().calc_decorative_geometry``, which with the default geometry on
     (``matter.set_show_default_geometry``) includes each body's frame and a segment from its parent's origin.
+    The system's up direction is vertical; a grid on Ground's horizontal plane, a scale bar and Ground's
+    axes are drawn with it, and the view is framed on the bodies.
 
     Args:
         system: the MultibodySystem (its decorations and up direction ``system.get_up_direction()`` are used).
         model: its Model (None: ``system.realize_topology()``); a modified one places inboard/outboard
             decorations with its own X_PF, X_BM.
         state: one State (not a batch), realized here to Stage.Position.
-        ax: a 3D Axes to draw into (``projection="3d"``); None makes a new Figure.
+        ax: a 2D matplotlib Axes to draw into; None makes a new Figure.
         path: if given, the figure is saved there (format from the extension, e.g. ``.png``).
         title: the Axes' title (default: the state's time).
+        meshes: where mesh files are found: None (as written, or relative to the working folder), a folder or
+            a list of folders, a name -> (vertices, faces) dict, or a ``jaxbody.viz.meshes.MeshLibrary``.
 
     Returns:
         the matplotlib Figure.
     """
-    geometry = placed_geometry(system, model, state)
+    scene = make_scene(system, model, jax.tree_util.tree_map(lambda x: np.asarray(x)[None], state), meshes)
     if ax is None:
         fig = new_figure(figsize, dpi)
-        ax = fig.add_subplot(projection="3d")
-    fig = ax.figure
-    draw_scene(ax, geometry, view_rotation(system.get_up_direction()), scene_points(geometry))
+        ax = fig.add_axes(AXES)
+    scene.draw(ax, scene.setup(ax), 0)
+    scene.annotate(ax)
     ax.set_title(f"t = {float(np.asarray(state.t)):.3f} s" if title is None else title)
     if path is not None:
-        fig.savefig(path)
-    return fig
+        ax.figure.savefig(path)
+    return ax.figure
 
 
-__all__ = ["plot_state", "placed_geometry", "new_figure", "scene_points"]
+__all__ = ["plot_state", "make_scene", "new_figure"]

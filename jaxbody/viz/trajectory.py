@@ -41,48 +41,70 @@ def trajectory_quantities(model, trajectory) -> dict:
     return {k: np.asarray(v) for k, v in out.items()}
 
 
-def plot_trajectory(model, trajectory, path=None, figsize=(11.0, 7.0), dpi=100, max_lines=12):
-    """Four panels over time: q, u (at most ``max_lines`` each), kinetic/potential/total energy, and the
-    constraint errors max|qErr|, max|uErr| (log scale).
+def coordinate_labels(nq, nu, coordinates=None) -> tuple[list[str], list[str]]:
+    """Names of the q (nq) and u (nu) entries: ``q3``/``u3`` by default, or the file's joint or coordinate names
+    from an importer's map ``coordinates``: name -> (MobilizedBody, first q within it[, nq, nu]) (``jaxbody.io``'s
+    ``.coordinates``); a joint of several entries is ``name[0]``, ``name[1]``, ...."""
+    q_labels, u_labels = [f"q{i}" for i in range(nq)], [f"u{i}" for i in range(nu)]
+    for name, entry in (coordinates or {}).items():
+        body, first, *sizes = tuple(entry)
+        n_q, n_u = sizes if sizes else (1, 1)
+        for labels, start, n in ((q_labels, body.q_start, n_q), (u_labels, body.u_start, n_u)):
+            for j in range(n):
+                if start + first + j < len(labels):
+                    labels[start + first + j] = name if n == 1 else f"{name}[{j}]"
+    return q_labels, u_labels
+
+
+def plot_trajectory(model, trajectory, path=None, figsize=(14.0, 7.0), dpi=100, max_lines=12, coordinates=None):
+    """Six panels over time: q and u (at most ``max_lines`` each, named by ``coordinates``), the constraint
+    errors max|qErr|, max|uErr| (log scale), the kinetic energy, the potential and total energy, and the
+    change of the total energy since the first sample (each energy on its own axis, so that a small kinetic
+    energy is not flattened beside a large potential one).
 
     Args:
         model: the Model. trajectory: a State with a leading time axis (``jb.simulate``'s second result;
             one lane: index a batch first).
         path: if given, the figure is saved there.
+        coordinates: an importer's name map (see ``coordinate_labels``) to label the lines with the file's names.
 
     Returns:
         (matplotlib Figure, the dict of ``trajectory_quantities``).
     """
     data = trajectory_quantities(model, trajectory)
     t = data["t"]
+    labels = dict(zip("qu", coordinate_labels(data["q"].shape[1], data["u"].shape[1], coordinates)))
     fig = new_figure(figsize, dpi)
     fig.set_layout_engine("constrained")
-    axes = fig.subplots(2, 2, sharex=True)
-    for ax, key, unit in ((axes[0, 0], "q", "q"), (axes[0, 1], "u", "u")):
+    axes = fig.subplots(2, 3, sharex=True)
+    for ax, key in ((axes[0, 0], "q"), (axes[0, 1], "u")):
         values = data[key]
         for i in range(min(values.shape[1], max_lines)):
-            ax.plot(t, values[:, i], lw=1, label=f"{key}{i}")
-        ax.set_ylabel(f"{unit} (rad or m{'/s' if key == 'u' else ''})")
+            ax.plot(t, values[:, i], lw=1, label=labels[key][i])
+        ax.set_ylabel(f"{key} (rad or m{'/s' if key == 'u' else ''})")
         ax.set_title(f"generalized {'coordinates' if key == 'q' else 'speeds'}"
                      + (f" (first {max_lines} of {values.shape[1]})" if values.shape[1] > max_lines else ""))
         if values.shape[1]:
             ax.legend(fontsize=6, ncol=2)
-    ax = axes[1, 0]
-    for key in ("kinetic_energy", "potential_energy", "energy"):
-        ax.plot(t, data[key], lw=1, label=key.replace("_", " "))
-    ax.set_ylabel("J")
-    ax.set_title("energy")
-    ax.legend(fontsize=7)
-    ax = axes[1, 1]
+    ax = axes[0, 2]
     for key, label in (("q_err", "max |qErr|"), ("u_err", "max |uErr|")):
         ax.semilogy(t, np.maximum(data[key], _FLOOR), lw=1, label=label)
     ax.set_title(f"constraint errors (floor {_FLOOR:g})")
     ax.legend(fontsize=7)
+    axes[1, 0].plot(t, data["kinetic_energy"], lw=1, color="tab:orange")
+    axes[1, 0].set_title("kinetic energy")
+    for key, color in (("potential_energy", "tab:green"), ("energy", "tab:blue")):
+        axes[1, 1].plot(t, data[key], lw=1, color=color, label=key.replace("_", " ").replace("energy", "").strip() or "total")
+    axes[1, 1].set_title("potential and total energy")
+    axes[1, 1].legend(fontsize=7)
+    axes[1, 2].plot(t, data["energy"] - data["energy"][0], lw=1, color="tab:blue")
+    axes[1, 2].set_title("total energy change E(t) - E(0)")
     for ax in axes[1]:
         ax.set_xlabel("t (s)")
+        ax.set_ylabel("J")
     if path is not None:
         fig.savefig(path)
     return fig, data
 
 
-__all__ = ["plot_trajectory", "trajectory_quantities"]
+__all__ = ["plot_trajectory", "trajectory_quantities", "coordinate_labels"]

@@ -50,11 +50,13 @@ def test_cli_demo_model_wiring(tmp_path, monkeypatch, capsys):
     record, _ = build_decorated()
     seen = []
     monkeypatch.setattr(demo_model, "load_model", lambda path: seen.append(path) or record)
+    arm = tmp_path / "arm.urdf"
+    arm.write_text("<robot/>")  # it must exist; the stand-in loader does not read it
     gif, png = tmp_path / "m.gif", tmp_path / "m.png"
-    argv = ["demo", "--model", "arm.urdf", "--batch", "2", "--steps", "6", "--dt", "0.01", "--animation", str(gif),
+    argv = ["demo", "--model", str(arm), "--batch", "2", "--steps", "6", "--dt", "0.01", "--animation", str(gif),
             "--out", str(png)]
     assert cli.main(argv) == 0
-    assert seen == ["arm.urdf"] and gif_frames(gif) == 6 and png.exists()
+    assert seen == [str(arm)] and gif_frames(gif) == 6 and png.exists()
     out = capsys.readouterr().out
     assert "2 lanes" in out and "nq=5, nu=4" in out
 

@@ -61,15 +61,40 @@ def test_plot_state_writes_a_png(scene, tmp_path):
         pixels = np.asarray(image.convert("RGB"), float)
     assert pixels.std() > 10  # something drawn, not a blank canvas
     ax = fig.axes[0]
-    assert ax.get_zlabel() == "y (m, up)" and ax.get_title() == "t = 0.000 s"
-    assert any("1 mesh(es) (hand.stl" in text.get_text() for text in ax.texts)  # the mesh is a marker, with a note
+    texts = [text.get_text() for text in ax.texts]
+    assert ax.get_title() == "t = 0.000 s" and "y (up)" in texts and "x" in texts and "z" in texts
+    assert any("1 mesh(es) (hand.stl" in text for text in texts)  # not found: a sphere, with a note
     # Into a given Axes, with another up direction.
     record.system.set_up_direction("z")
     try:
-        fig2 = viz.plot_state(record.system, None, state, ax=fig.add_subplot(1, 2, 2, projection="3d"), title="pose")
+        fig2 = viz.plot_state(record.system, None, state, ax=fig.add_subplot(1, 2, 2), title="pose")
     finally:
         record.system.set_up_direction("y")
-    assert fig2 is fig and fig.axes[-1].get_zlabel() == "z (m, up)" and fig.axes[-1].get_title() == "pose"
+    assert fig2 is fig and "z (up)" in [t.get_text() for t in fig.axes[-1].texts] and fig.axes[-1].get_title() == "pose"
+
+
+def test_host_placement_equals_calc_decorative_geometry(scene):
+    """jaxbody.viz.placement (numpy, for many samples) places every decoration as calc_decorative_geometry does:
+    body, outboard (M) and inboard (F) decorations, Ground's, and the default frames and lines."""
+    from jaxbody.viz.placement import body_frames, place
+
+    record, model, _, trajectory = scene
+    R_GB, p_GB = body_frames(model, trajectory)
+    placed = place(record.system, model, R_GB, p_GB)
+    matter = record.system.get_matter_subsystem()
+    for k in (0, 3):
+        sample = model.realize(jax.tree_util.tree_map(lambda x, k=k: x[k], trajectory), Stage.Position)
+        expected = matter.calc_decorative_geometry(sample, model)
+        assert len(expected) == len(placed)
+        for want, got in zip(expected, placed):
+            assert type(want) is type(got.geometry)
+            if isinstance(want, jb.DecorativeLine):
+                ends = np.stack([want.transform.R @ want.point1 + want.transform.p,
+                                 want.transform.R @ want.point2 + want.transform.p])
+                assert_close(got.ends[k], ends, 1e-14)
+            else:
+                assert_close(got.R[k], want.transform.R, 1e-14)
+                assert_close(got.p[k], want.transform.p, 1e-14)
 
 
 def test_animate_gif_has_one_frame_per_sample(scene, tmp_path):
@@ -113,7 +138,7 @@ def test_plot_trajectory_quantities_match_per_sample_operators(scene, tmp_path):
     trajectory = dataclasses.replace(trajectory, q=trajectory.q.at[2, 1:5].multiply(1.01))
     path = tmp_path / "trajectory.png"
     fig, data = viz.plot_trajectory(model, trajectory, path=path)
-    assert path.stat().st_size > 10_000 and len(fig.axes) == 4
+    assert path.stat().st_size > 10_000 and len(fig.axes) == 6
     for k in range(trajectory.t.shape[0]):
         sample = model.realize(jax.tree_util.tree_map(lambda x, k=k: x[k], trajectory), Stage.Dynamics)
         assert_close(data["energy"][k], model.calc_energy(sample), 1e-12, "energy")
