@@ -208,3 +208,23 @@ def test_visual_records_become_decorations():
         viz.add_visual_decorations(record.bodies, [dict(body="foot", kind="sphere", size=[1])])
     with pytest.raises(jb.InvalidArgument, match="needs 3 size"):
         viz.add_visual_decorations(record.bodies, [dict(body="hand", kind="box", size=[1])])
+
+
+def test_plot_trajectory_names_coordinates_and_gives_kinetic_energy_its_own_axis(scene):
+    """Lines named by an importer's map (joint -> (MobilizedBody, first q[, nq, nu])), unnamed entries q<i>/u<i>;
+    the kinetic energy alone on one axis, potential and total on another."""
+    from jaxbody.viz.trajectory import coordinate_labels
+
+    record, model, _, trajectory = scene
+    arm, hand = record.bodies["arm"], record.bodies["hand"]
+    coordinates = {"shoulder": (arm, 0), "wrist": (hand, 0, 4, 3)}
+    q_labels, u_labels = coordinate_labels(5, 4, coordinates)
+    assert q_labels == ["shoulder", "wrist[0]", "wrist[1]", "wrist[2]", "wrist[3]"]
+    assert u_labels == ["shoulder", "wrist[0]", "wrist[1]", "wrist[2]"]
+    assert coordinate_labels(5, 4, {"shoulder": (arm, 0)})[1] == ["shoulder", "u1", "u2", "u3"]
+    fig, data = viz.plot_trajectory(model, trajectory, coordinates=coordinates)
+    by_title = {ax.get_title(): ax for ax in fig.axes}
+    assert [t.get_text() for t in by_title["generalized coordinates"].get_legend().get_texts()] == q_labels
+    kinetic = by_title["kinetic energy"].get_lines()
+    assert len(kinetic) == 1 and np.allclose(kinetic[0].get_ydata(), data["kinetic_energy"])
+    assert len(by_title["potential and total energy"].get_lines()) == 2
