@@ -13,7 +13,9 @@ JAX path), forward dynamics is the udot that makes the free rows of R vanish, so
 solution (known mobilities carry their prescribed tangent). The JVP rule applies exactly that: one
 ``jax.jvp`` of R (O(n)) and one product with ``M_rr^-1`` formed by the M^-1 kernel (nu columns, O(n^2)).
 Everything applied to tangents is ordinary JAX (a matrix product and R's linear tangent), so JAX transposes
-it for reverse mode and batches it under vmap. The kernels themselves are never differentiated, so second
+it for reverse mode and batches it under vmap. Inertias are symmetric (the builders check it), so a tangent of
+``inertia_Bo_B`` counts by its symmetric part and a gradient with respect to it comes back symmetric: the
+JAX path's gradient can differ by a skew part no symmetric inertia can feel. The kernels themselves are never differentiated, so second
 derivatives are not available on this path (jaxbody._kernels.backend says how to use the JAX path there).
 
 Cost (per state): the primal is one kernel call, O(n); a JVP or VJP adds R's tangent (JAX, O(n) level scans)
@@ -22,6 +24,7 @@ and the M^-1 kernel (O(n^2)).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import types
 
@@ -69,6 +72,12 @@ def m_inverse(topo, prm, q, known, rhs):
     return call(*[jnp.asarray(a, dtype) for a in args], **kernel_layout(topo).attributes())
 
 
+def symmetric_inertia_tangent(dprm):
+    """``dprm`` with its inertia tangent replaced by the symmetric part (see ``tree_accelerations``)."""
+    dI = dprm.inertia_Bo_B
+    return dataclasses.replace(dprm, inertia_Bo_B=0.5 * (dI + jnp.swapaxes(dI, -1, -2)))
+
+
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
 def m_inverse_matrix(topo, prm, q, known):
     """Simbody's partitioned ``M^-1`` as a matrix (nu, nu): ``M_rr^-1`` on free mobilities, zero rows and
@@ -84,6 +93,7 @@ def m_inverse_matrix(topo, prm, q, known):
 def _m_inverse_matrix_jvp(topo, primals, tangents):
     prm, q, known = primals
     dprm, dq, _ = tangents
+    dprm = symmetric_inertia_tangent(dprm)
     M_inv = m_inverse_matrix(topo, prm, q, known)
 
     def m_times_columns(prm, q):
@@ -145,6 +155,7 @@ def tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p):
 def _tree_accelerations_jvp(topo, primals, tangents):
     prm, q, u, f, F, W, known, udot_p = primals
     dprm, dq, du, df, dF, dW, _, dudot_p = tangents
+    dprm = symmetric_inertia_tangent(dprm)
     udot, A_GB, tau = tree_accelerations(topo, *primals)
     known_u = known[jnp.asarray(topo.u_body)] > 0
     dudot_known = jnp.where(known_u, dudot_p, 0.0)

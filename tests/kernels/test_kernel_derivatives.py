@@ -1,0 +1,85 @@
+"""Derivatives of the compiled forward dynamics (jaxbody._kernels.tree): JVP, VJP, jacfwd, jacrev, vmap of
+grad and second derivatives against the JAX path (1e-10) and central differences (1e-6).
+
+On conservative_tree_10 (pin, ball, universal, free, gimbal, slider, planar, cylinder, ellipsoid: native and
+generic kernel types), with respect to q, u, applied mobility and body forces and the Model's leaves
+(masses, mass centers, inertias, X_PF, X_BM, the gravity vector of its force element).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbody as jb
+from helpers import assert_close, central_difference
+from systems import conservative_tree_10, random_forces, random_qu
+
+REL = 1e-10
+
+
+@pytest.fixture(scope="module")
+def setup():
+    model, _ = conservative_tree_10()
+    q, u = random_qu(model, 3)
+    f, F = random_forces(model, 4)
+    inputs = dict(q=jnp.asarray(q), u=jnp.asarray(u), f=jnp.asarray(f), F=jnp.asarray(F),
+                  prm=model.parameters, g=model.forces[0].gravity)
+    rng = np.random.default_rng(8)
+    tangent = jax.tree_util.tree_map(lambda x: jnp.asarray(rng.normal(size=np.shape(x))), inputs)
+    dI = tangent["prm"].inertia_Bo_B  # inertias are symmetric: so are their tangents (jaxbody._kernels.tree)
+    tangent["prm"] = dataclasses.replace(tangent["prm"], inertia_Bo_B=dI + jnp.swapaxes(dI, -1, -2))
+    return model, inputs, tangent
+
+
+def udot(model, q, u, f, F, prm, g):
+    m = eqx.tree_at(lambda mm: mm.forces[0].gravity, dataclasses.replace(model, parameters=prm), g)
+    state = m.default_state().set_q(q).set_u(u).set_mobility_forces(f).set_body_forces(F)
+    return m.realize(state, jb.Stage.Acceleration).acceleration.udot
+
+
+def _on(backend, fn, *args):
+    """jit of ``fn`` traced afresh on ``backend`` (a new function: jax.jit caches traces per function)."""
+    with jb.use_backend(backend):
+        return jax.jit(lambda *a: fn(*a))(*args)
+
+
+def test_jvp_vjp_match_jax_path_and_finite_differences(setup):
+    model, x, t = setup
+    fn = lambda x: udot(model, **x)  # noqa: E731
+    jvp = lambda x, t: jax.jvp(fn, (x,), (t,))  # noqa: E731
+    (y_c, dy_c), (y_j, dy_j) = _on("compiled", jvp, x, t), _on("jax", jvp, x, t)
+    assert_close(y_c, y_j, 1e-12, what="udot")
+    assert_close(dy_c, dy_j, REL, what="jvp")
+    fd = central_difference(lambda e: fn(jax.tree_util.tree_map(lambda a, b: a + e * b, x, t)), 0.0, 1e-6)
+    assert_close(dy_c, fd, 1e-6, what="jvp vs central differences")
+    w = jnp.asarray(np.random.default_rng(9).normal(size=y_c.shape))
+    vjp = lambda x: jax.vjp(fn, x)[1](w)[0]  # noqa: E731
+    g_c, g_j = _on("compiled", vjp, x), _on("jax", vjp, x)
+    sym = lambda I: 0.5 * (I + jnp.swapaxes(I, -1, -2))  # noqa: E731
+    g_j["prm"] = dataclasses.replace(g_j["prm"], inertia_Bo_B=sym(g_j["prm"].inertia_Bo_B))
+    for (path, a), b in zip(jax.tree_util.tree_leaves_with_path(g_c), jax.tree_util.tree_leaves(g_j)):
+        assert_close(a, b, REL, what=f"vjp {jax.tree_util.keystr(path)}")
+    # <w, J t> = <J^T w, t>: the two modes agree with each other.
+    lhs = float(w @ dy_c)
+    rhs = sum(float(jnp.vdot(a, b)) for a, b in zip(jax.tree_util.tree_leaves(g_c), jax.tree_util.tree_leaves(t)))
+    assert abs(lhs - rhs) <= 1e-10 * max(1.0, abs(lhs))
+
+
+def test_jacobians_vmap_and_second_derivatives(setup):
+    model, x, _ = setup
+    fq = lambda q, u: udot(model, q, u, x["f"], x["F"], x["prm"], x["g"])  # noqa: E731
+    for name, jac in (("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev)):
+        J = lambda q, u: jac(fq, argnums=(0, 1))(q, u)  # noqa: E731
+        for a, b in zip(_on("compiled", J, x["q"], x["u"]), _on("jax", J, x["q"], x["u"])):
+            assert_close(a, b, REL, what=name)
+    qs = x["q"][None] + 0.05 * jnp.arange(3.0)[:, None]
+    grads = lambda qs: jax.vmap(jax.grad(lambda q: jnp.sum(jnp.sin(fq(q, x["u"])))))(qs)  # noqa: E731
+    assert_close(_on("compiled", grads, qs), _on("jax", grads, qs), REL, what="vmap(grad)")
+    hess = lambda u: jax.hessian(lambda u: jnp.sum(jnp.sin(fq(x["q"], u))))(u)  # noqa: E731
+    assert_close(_on("compiled", hess, x["u"]), _on("jax", hess, x["u"]), REL, what="hessian in u")
