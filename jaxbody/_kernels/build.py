@@ -26,7 +26,7 @@ from pathlib import Path
 import jax
 
 HERE = Path(__file__).parent
-SOURCES = ("tree_lane.h", "cpu_ffi.cc")
+SOURCES = ("tree_lane.h", "batch.h", "cpu_ffi.cc")
 FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-std=c++17", "-fPIC", "-shared", "-w")
 TARGETS = ("jaxbody_forward_dynamics_f64", "jaxbody_forward_dynamics_f32", "jaxbody_m_inverse_f64",
            "jaxbody_m_inverse_f32")

@@ -1,0 +1,26 @@
+"""The kernels' CUDA source compiles for sm_90 (H100) with nvcc, so GPU breakage shows on CPU machines.
+
+jaxbody/_kernels/cuda_ffi.cu runs the same lane code as the CPU (tree_lane.h), a thread per lane. It is
+compiled here only: no GPU was lent to check its numbers, so jaxbody does not register it at run time yet
+and uses the JAX path on GPUs (see README, "Compiled kernels").
+"""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+
+import jax
+import pytest
+
+SOURCE = pathlib.Path(__file__).resolve().parents[2] / "jaxbody" / "_kernels" / "cuda_ffi.cu"
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_cuda_source_compiles_for_sm90(tmp_path):
+    cmd = ["nvcc", "-arch=sm_90", "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "-c", "-w",
+           f"-I{jax.ffi.include_dir()}", str(SOURCE), "-o", str(tmp_path / "cuda_ffi.o")]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "cuda_ffi.o").stat().st_size > 0
