@@ -138,6 +138,22 @@ JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, 
   }
 }
 
+// Calls f with a compile-time mobility count (Nu<0> .. Nu<6>), so the per-body loops over a body's
+// mobilities are unrolled for its type.
+template <int N> struct Nu { static constexpr int64_t value = N; };
+template <typename F>
+JB_HD inline void with_nu(int64_t nu, F&& f) {
+  switch (nu) {
+    case 0: f(Nu<0>{}); break;
+    case 1: f(Nu<1>{}); break;
+    case 2: f(Nu<2>{}); break;
+    case 3: f(Nu<3>{}); break;
+    case 4: f(Nu<4>{}); break;
+    case 5: f(Nu<5>{}); break;
+    default: f(Nu<6>{}); break;
+  }
+}
+
 // ---- spatial helpers ------------------------------------------------------------------------------------
 
 // Phi(l) P Phi(l)^T: a 6x6 inertia-like matrix moved from Bo in to the parent's origin, l = p_PB_G
@@ -313,48 +329,51 @@ JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Param
 template <typename T>
 JB_HD void inertias_inward(const Tree& tree, const T* known, Work<T>& w) {
   for (int64_t b = tree.nb1 - 1; b >= 1; --b) {
-    const int64_t nu = tree.nu_b[b], par = tree.parent[b];
-    T* P = w.P + 36 * b;
-    const T* H = w.H + 6 * NU_MAX * b;
-    T* Dinv = w.Dinv + NU_MAX * NU_MAX * b;
-    T* G = w.G + 6 * NU_MAX * b;
-    T PH[6 * NU_MAX], Pp[36];
-    for (int i = 0; i < 6; ++i)
-      for (int c = 0; c < nu; ++c) {
-        T s = 0;
-        for (int k = 0; k < 6; ++k) s += P[6 * i + k] * H[k * nu + c];
-        PH[i * nu + c] = s;
+    with_nu(tree.nu_b[b], [&](auto nu_tag) {
+      constexpr int64_t nu = decltype(nu_tag)::value;
+      const int64_t par = tree.parent[b];
+      T* P = w.P + 36 * b;
+      const T* H = w.H + 6 * NU_MAX * b;
+      T* Dinv = w.Dinv + NU_MAX * NU_MAX * b;
+      T* G = w.G + 6 * NU_MAX * b;
+      T PH[6 * NU_MAX], Pp[36];
+      for (int i = 0; i < 6; ++i)
+        for (int c = 0; c < nu; ++c) {
+          T s = 0;
+          for (int k = 0; k < 6; ++k) s += P[6 * i + k] * H[k * nu + c];
+          PH[i * nu + c] = s;
+        }
+      if (known[b] != T(0)) {
+        for (int i = 0; i < nu * nu; ++i) Dinv[i] = (i / nu == i % nu) ? T(1) : T(0);
+        for (int i = 0; i < 6 * nu; ++i) G[i] = T(0);
+        for (int i = 0; i < 36; ++i) Pp[i] = P[i];
+      } else {
+        T D[NU_MAX * NU_MAX];
+        for (int a = 0; a < nu; ++a)
+          for (int c = 0; c < nu; ++c) {
+            T s = 0;
+            for (int k = 0; k < 6; ++k) s += H[k * nu + a] * PH[k * nu + c];
+            D[a * nu + c] = s;
+          }
+        if (nu) spd_inverse(D, static_cast<int>(nu), Dinv);
+        for (int i = 0; i < 6; ++i)
+          for (int c = 0; c < nu; ++c) {
+            T s = 0;
+            for (int k = 0; k < nu; ++k) s += PH[i * nu + k] * Dinv[k * nu + c];
+            G[i * nu + c] = s;
+          }
+        T Q[36];
+        for (int i = 0; i < 6; ++i)
+          for (int j = 0; j < 6; ++j) {
+            T s = 0;
+            for (int k = 0; k < nu; ++k) s += G[i * nu + k] * PH[j * nu + k];
+            Q[6 * i + j] = P[6 * i + j] - s;
+          }
+        for (int i = 0; i < 6; ++i)
+          for (int j = 0; j < 6; ++j) Pp[6 * i + j] = T(0.5) * (Q[6 * i + j] + Q[6 * j + i]);
       }
-    if (known[b] != T(0)) {
-      for (int i = 0; i < nu * nu; ++i) Dinv[i] = (i / nu == i % nu) ? T(1) : T(0);
-      for (int i = 0; i < 6 * nu; ++i) G[i] = T(0);
-      for (int i = 0; i < 36; ++i) Pp[i] = P[i];
-    } else {
-      T D[NU_MAX * NU_MAX];
-      for (int a = 0; a < nu; ++a)
-        for (int c = 0; c < nu; ++c) {
-          T s = 0;
-          for (int k = 0; k < 6; ++k) s += H[k * nu + a] * PH[k * nu + c];
-          D[a * nu + c] = s;
-        }
-      if (nu) spd_inverse(D, static_cast<int>(nu), Dinv);
-      for (int i = 0; i < 6; ++i)
-        for (int c = 0; c < nu; ++c) {
-          T s = 0;
-          for (int k = 0; k < nu; ++k) s += PH[i * nu + k] * Dinv[k * nu + c];
-          G[i * nu + c] = s;
-        }
-      T Q[36];
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) {
-          T s = 0;
-          for (int k = 0; k < nu; ++k) s += G[i * nu + k] * PH[j * nu + k];
-          Q[6 * i + j] = P[6 * i + j] - s;
-        }
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) Pp[6 * i + j] = T(0.5) * (Q[6 * i + j] + Q[6 * j + i]);
-    }
-    if (par > 0) add_shifted_inertia(Pp, w.l + 3 * b, w.P + 36 * par);
+      if (par > 0) add_shifted_inertia(Pp, w.l + 3 * b, w.P + 36 * par);
+    });
   }
 }
 
@@ -369,50 +388,53 @@ JB_HD void forces_inward(const Tree& tree, const T* f, const T* F, const T* weig
   for (int64_t b = 1; b < tree.nb1; ++b)
     for (int i = 0; i < 6; ++i) w.z[6 * b + i] = T(0);
   for (int64_t b = tree.nb1 - 1; b >= 1; --b) {
-    const int64_t nu = tree.nu_b[b], par = tree.parent[b];
-    const T* P = w.P + 36 * b;
-    const T* H = w.H + 6 * NU_MAX * b;
-    const T* G = w.G + 6 * NU_MAX * b;
-    T* z = w.z + 6 * b;
-    T* eps = w.eps + NU_MAX * b;
-    if (velocity) {
-      T a[6];
-      const T* ud = udot_p + tree.u_start[b];
+    with_nu(tree.nu_b[b], [&](auto nu_tag) {
+      constexpr int64_t nu = decltype(nu_tag)::value;
+      const int64_t par = tree.parent[b];
+      const T* P = w.P + 36 * b;
+      const T* H = w.H + 6 * NU_MAX * b;
+      const T* G = w.G + 6 * NU_MAX * b;
+      T* z = w.z + 6 * b;
+      T* eps = w.eps + NU_MAX * b;
+      if (velocity) {
+        T a[6];
+        const T* ud = udot_p + tree.u_start[b];
+        for (int i = 0; i < 6; ++i) {
+          T s = 0;
+          for (int c = 0; c < nu; ++c) s += H[i * nu + c] * ud[c];
+          a[i] = w.Ab[6 * b + i] + s;
+        }
+        T Fb[6];
+        for (int i = 0; i < 6; ++i) Fb[i] = F[6 * b + i];
+        const T* W = weights + 3 * b;
+        T cxW[3];
+        cross(w.c_G + 3 * b, W, cxW);
+        for (int i = 0; i < 3; ++i) { Fb[i] += cxW[i]; Fb[3 + i] += W[i]; }
+        for (int i = 0; i < 6; ++i) {
+          T s = 0;
+          for (int k = 0; k < 6; ++k) s += P[6 * i + k] * a[k];
+          z[i] += s + w.gyro[6 * b + i] - Fb[i];
+        }
+      }
+      const T* fb = f + tree.u_start[b];
+      for (int c = 0; c < nu; ++c) {
+        T s = 0;
+        for (int k = 0; k < 6; ++k) s += H[k * nu + c] * z[k];
+        eps[c] = fb[c] - s;
+      }
+      if (par == 0) return;
+      T zp[6];
       for (int i = 0; i < 6; ++i) {
         T s = 0;
-        for (int c = 0; c < nu; ++c) s += H[i * nu + c] * ud[c];
-        a[i] = w.Ab[6 * b + i] + s;
+        for (int c = 0; c < nu; ++c) s += G[i * nu + c] * eps[c];
+        zp[i] = z[i] + s;
       }
-      T Fb[6];
-      for (int i = 0; i < 6; ++i) Fb[i] = F[6 * b + i];
-      const T* W = weights + 3 * b;
-      T cxW[3];
-      cross(w.c_G + 3 * b, W, cxW);
-      for (int i = 0; i < 3; ++i) { Fb[i] += cxW[i]; Fb[3 + i] += W[i]; }
-      for (int i = 0; i < 6; ++i) {
-        T s = 0;
-        for (int k = 0; k < 6; ++k) s += P[6 * i + k] * a[k];
-        z[i] += s + w.gyro[6 * b + i] - Fb[i];
-      }
-    }
-    const T* fb = f + tree.u_start[b];
-    for (int c = 0; c < nu; ++c) {
-      T s = 0;
-      for (int k = 0; k < 6; ++k) s += H[k * nu + c] * z[k];
-      eps[c] = fb[c] - s;
-    }
-    if (par == 0) continue;
-    T zp[6];
-    for (int i = 0; i < 6; ++i) {
-      T s = 0;
-      for (int c = 0; c < nu; ++c) s += G[i * nu + c] * eps[c];
-      zp[i] = z[i] + s;
-    }
-    // shift_force(z+, l) = [t + l x f; f] into the parent
-    T lxf[3];
-    cross(w.l + 3 * b, zp + 3, lxf);
-    T* zpar = w.z + 6 * par;
-    for (int i = 0; i < 3; ++i) { zpar[i] += zp[i] + lxf[i]; zpar[3 + i] += zp[3 + i]; }
+      // shift_force(z+, l) = [t + l x f; f] into the parent
+      T lxf[3];
+      cross(w.l + 3 * b, zp + 3, lxf);
+      T* zpar = w.z + 6 * par;
+      for (int i = 0; i < 3; ++i) { zpar[i] += zp[i] + lxf[i]; zpar[3 + i] += zp[3 + i]; }
+    });
   }
 }
 
@@ -423,50 +445,53 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
                                  T* udot, T* A_GB, T* tau) {
   for (int i = 0; i < 6; ++i) w.A[i] = T(0);
   for (int64_t b = 1; b < tree.nb1; ++b) {
-    const int64_t nu = tree.nu_b[b], par = tree.parent[b], us = tree.u_start[b];
-    const T* AP = w.A + 6 * par;
-    const T* l = w.l + 3 * b;
-    T Ap[6], axl[3];
-    cross(AP, l, axl);
-    for (int i = 0; i < 3; ++i) { Ap[i] = AP[i]; Ap[3 + i] = AP[3 + i] + axl[i]; }
-    const T* H = w.H + 6 * NU_MAX * b;
-    const T* G = w.G + 6 * NU_MAX * b;
-    const T* Dinv = w.Dinv + NU_MAX * NU_MAX * b;
-    const T* eps = w.eps + NU_MAX * b;
-    const bool is_known = known[b] != T(0);
-    T ud[NU_MAX];
-    for (int c = 0; c < nu; ++c) {
-      if (is_known) {
-        ud[c] = velocity ? udot_p[us + c] : T(0);
-      } else {
-        T s = 0, g = 0;
-        for (int k = 0; k < nu; ++k) s += Dinv[c * nu + k] * eps[k];
-        for (int k = 0; k < 6; ++k) g += G[k * nu + c] * Ap[k];
-        ud[c] = s - g;
+    with_nu(tree.nu_b[b], [&](auto nu_tag) {
+      constexpr int64_t nu = decltype(nu_tag)::value;
+      const int64_t par = tree.parent[b], us = tree.u_start[b];
+      const T* AP = w.A + 6 * par;
+      const T* l = w.l + 3 * b;
+      T Ap[6], axl[3];
+      cross(AP, l, axl);
+      for (int i = 0; i < 3; ++i) { Ap[i] = AP[i]; Ap[3 + i] = AP[3 + i] + axl[i]; }
+      const T* H = w.H + 6 * NU_MAX * b;
+      const T* G = w.G + 6 * NU_MAX * b;
+      const T* Dinv = w.Dinv + NU_MAX * NU_MAX * b;
+      const T* eps = w.eps + NU_MAX * b;
+      const bool is_known = known[b] != T(0);
+      T ud[NU_MAX];
+      for (int c = 0; c < nu; ++c) {
+        if (is_known) {
+          ud[c] = velocity ? udot_p[us + c] : T(0);
+        } else {
+          T s = 0, g = 0;
+          for (int k = 0; k < nu; ++k) s += Dinv[c * nu + k] * eps[k];
+          for (int k = 0; k < 6; ++k) g += G[k * nu + c] * Ap[k];
+          ud[c] = s - g;
+        }
+        udot[us + c] = ud[c];
+        tau[us + c] = T(0);
       }
-      udot[us + c] = ud[c];
-      tau[us + c] = T(0);
-    }
-    T* A = w.A + 6 * b;
-    for (int i = 0; i < 6; ++i) {
-      T s = 0;
-      for (int c = 0; c < nu; ++c) s += H[i * nu + c] * ud[c];
-      A[i] = Ap[i] + s + (velocity ? w.Ab[6 * b + i] : T(0));
-    }
-    if (is_known) {
-      const T* P = w.P + 36 * b;
-      T PA[6];
+      T* A = w.A + 6 * b;
       for (int i = 0; i < 6; ++i) {
         T s = 0;
-        for (int k = 0; k < 6; ++k) s += P[6 * i + k] * Ap[k];
-        PA[i] = s;
+        for (int c = 0; c < nu; ++c) s += H[i * nu + c] * ud[c];
+        A[i] = Ap[i] + s + (velocity ? w.Ab[6 * b + i] : T(0));
       }
-      for (int c = 0; c < nu; ++c) {
-        T s = 0;
-        for (int k = 0; k < 6; ++k) s += H[k * nu + c] * PA[k];
-        tau[us + c] = eps[c] - s;
+      if (is_known) {
+        const T* P = w.P + 36 * b;
+        T PA[6];
+        for (int i = 0; i < 6; ++i) {
+          T s = 0;
+          for (int k = 0; k < 6; ++k) s += P[6 * i + k] * Ap[k];
+          PA[i] = s;
+        }
+        for (int c = 0; c < nu; ++c) {
+          T s = 0;
+          for (int k = 0; k < 6; ++k) s += H[k * nu + c] * PA[k];
+          tau[us + c] = eps[c] - s;
+        }
       }
-    }
+    });
   }
   if (A_GB)
     for (int64_t i = 0; i < 6 * tree.nb1; ++i) A_GB[i] = w.A[i];
