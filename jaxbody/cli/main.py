@@ -17,6 +17,8 @@ from jaxbody.errors import JaxbodyError
 #: What a user's input can raise: jaxbody's own errors (bad files, bad paths), unreadable files and missing
 #: optional packages. Anything else is a bug and keeps its traceback.
 USER_ERRORS = (JaxbodyError, OSError, ImportError)
+DEFAULT_ANIMATION = "jaxbody_model.gif"
+DEFAULT_FRAMES = 40  # frames of a model's animation
 
 
 class UsageError(Exception):
@@ -70,8 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, metavar="PATH",
                    help="import this URDF (.urdf), MJCF (.xml) or OpenSim (.osim) model instead of the chains: "
                         "simulate a small batch and write an animation of lane 0 and its trajectory plots")
-    p.add_argument("--animation", default="jaxbody_model.gif",
-                   help="with --model: the animation's path, .gif or .mp4 (default %(default)s); '' for none")
+    p.add_argument("--animation", default=None,
+                   help=f"with --model: the animation's path, .gif or .mp4 (default {DEFAULT_ANIMATION}); '' for none")
+    p.add_argument("--frames", type=_positive_int, default=None,
+                   help=f"with --model: frames of the animation (samples saved; default {DEFAULT_FRAMES})")
     p.add_argument("--batch", type=_positive_int, default=None,
                    help=f"number of systems (default {demo.DEFAULT_BATCH}; with --model 16)")
     p.add_argument("--steps", type=_positive_int, default=demo.DEFAULT_STEPS, help="RK4 steps (default %(default)s)")
@@ -109,17 +113,21 @@ def _run(parser, argv) -> int:
         )
 
         out = "jaxbody_model_trajectory.png" if args.out is None else args.out
+        animation = DEFAULT_ANIMATION if args.animation is None else args.animation
         check_model_path(args.model)
-        check_outputs(args.animation, out)
+        check_outputs(animation, out)
         axis = "y" if args.model.lower().endswith(".osim") else "z"  # OpenSim's cylinders are along y, as Simbody's
         run_model_demo(load_model(args.model), batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt,
-                       out=out or None, animation=args.animation or None, seed=args.seed, cylinder_axis=axis,
-                       meshes=model_meshes(args.model))
+                       out=out or None, animation=animation or None, n_frames=args.frames or DEFAULT_FRAMES,
+                       seed=args.seed, cylinder_axis=axis, meshes=model_meshes(args.model))
         return 0
     if args.command == "demo":
         from jaxbody.cli.demo import DEFAULT_BATCH, run_demo
         from jaxbody.cli.demo_model import check_outputs
 
+        for option, value in (("--animation", args.animation), ("--frames", args.frames)):
+            if value is not None:
+                parser.error(f"{option} applies to a model's demo only: add --model FILE")
         out = "jaxbody_demo.png" if args.out is None else args.out
         check_outputs(None, out)
         run_demo(batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt, out=out or None, seed=args.seed)

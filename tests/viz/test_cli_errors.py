@@ -81,8 +81,14 @@ def test_bad_numbers(robot, capsys, option, value, words):
 
 
 def test_unknown_option(capsys):
-    assert cli.main(["demo", "--frames", "3"]) == 2
-    one_line_error(capsys, "--frames")
+    assert cli.main(["demo", "--no-such-option", "3"]) == 2
+    one_line_error(capsys, "--no-such-option")
+
+
+@pytest.mark.parametrize("option", ["--frames", "--animation"])
+def test_model_only_options_need_a_model(capsys, option):
+    assert cli.main(["demo", option, "3"]) == 2
+    one_line_error(capsys, option, "--model")
 
 
 def test_the_installed_command_exits_2_without_a_traceback(tmp_path):

@@ -54,9 +54,9 @@ def test_cli_demo_model_wiring(tmp_path, monkeypatch, capsys):
     arm.write_text("<robot/>")  # it must exist; the stand-in loader does not read it
     gif, png = tmp_path / "m.gif", tmp_path / "m.png"
     argv = ["demo", "--model", str(arm), "--batch", "2", "--steps", "6", "--dt", "0.01", "--animation", str(gif),
-            "--out", str(png)]
+            "--out", str(png), "--frames", "3"]
     assert cli.main(argv) == 0
-    assert seen == [str(arm)] and gif_frames(gif) == 6 and png.exists()
+    assert seen == [str(arm)] and gif_frames(gif) == 3 and png.exists()
     out = capsys.readouterr().out
     assert "2 lanes" in out and "nq=5, nu=4" in out
 
