@@ -13,10 +13,12 @@ import jax.numpy as jnp
 
 from jaxbody._api.mobilized_body_mass import MassPropertiesArrays
 from jaxbody._api.operator import operator
-from jaxbody._dynamics import articulated, inverse_dynamics, mass_matrix, prescribed
+from jaxbody._dynamics import articulated, inverse_dynamics, kinematics, mass_matrix, prescribed
 from jaxbody._dynamics import system_properties as sp
 from jaxbody._dynamics.force_elements.gravity import Gravity, UniformGravity
 from jaxbody._dynamics.state import State
+from jaxbody._kernels import backend
+from jaxbody._kernels import tree as kernel_tree
 from jaxbody._math import spatial
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
@@ -40,6 +42,12 @@ class ModelDynamics:
             return state.dynamics.articulated
         known = prescribed.calc_udot_known_bodies(self, state)
         return articulated.aba_inertias_inward(self, state.position, known)
+
+    def _known_bodies(self, state: State, dtype):
+        """(nbodies,) 1.0 where a body's udots are known (locks, Motions), as the kernels take them."""
+        known = state.dynamics.articulated.udot_known if state.dynamics is not None else \
+            prescribed.calc_udot_known_bodies(self, state)
+        return known.astype(dtype)
 
     def _vec(self, x, n, what, trailing=()):
         x = jnp.asarray(x)
@@ -109,8 +117,13 @@ class ModelDynamics:
         """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). Requires Position.
 
         With known udots (locks, Motions) this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities is ignored.
+        On the compiled kernels when they apply (jb.get_backend()), else the JAX path's articulated solve.
         """
-        return articulated.multiply_by_m_inv(self, state.position, self._articulated_inertias(state), self._mobility(f, "f"))
+        f = self._mobility(f, "f")
+        if backend.runs_compiled(self.topology, state.q.dtype):
+            return kernel_tree.multiply_by_m_inverse(self.topology, self.parameters, state.q,
+                                                     self._known_bodies(state, state.q.dtype), f)
+        return articulated.multiply_by_m_inv(self, state.position, self._articulated_inertias(state), f)
 
     @operator(Stage.Position, jit=True)
     def calc_m(self, state: State):
@@ -122,7 +135,11 @@ class ModelDynamics:
         """M^-1 (nu, nu) by nu applications of the O(n) operator. Requires Position.
 
         With known udots, rows and columns of known mobilities are zero and the rest is M_rr^-1 (Simbody's calcMInv).
+        On the compiled kernels (one call, nu columns) when they apply, else nu JAX articulated solves.
         """
+        if backend.runs_compiled(self.topology, state.q.dtype):
+            return kernel_tree.m_inverse_matrix(self.topology, self.parameters, state.q,
+                                                self._known_bodies(state, state.q.dtype))
         return mass_matrix.calc_m_inv(self, state.position, self._articulated_inertias(state))
 
     @operator(Stage.Position, jit=True)
@@ -140,7 +157,7 @@ class ModelDynamics:
     @operator(Stage.Position, jit=True)
     def calc_q_dot(self, state: State, u):
         """``qdot = N(q) u`` (nq,). Requires Position."""
-        return mobilizer_groups.multiply_by_n(self.topology, self.parameters, state.q, self._mobility(u, "u"))
+        return kinematics.calc_q_dot(self, state, self._mobility(u, "u"))
 
     @operator(Stage.Velocity, jit=True)
     def calc_q_dot_dot(self, state: State, udot):

@@ -5,12 +5,13 @@ block. The choice is read when a function is traced: jaxbody's own compiled entr
 ``model.*`` operator) key their compilation cache on it, so switching takes effect at the next call; a
 function you ``jax.jit`` yourself keeps the backend it was first traced with (trace it again, or call
 ``jax.clear_caches()``). "compiled" falls back to "jax" when the kernels cannot be built (no C++ compiler:
-one warning) or do not apply (a mobilizer with more than 6 mobilities, an integer or complex dtype).
+one warning) or do not apply: JAX's default backend is not the CPU (the CUDA kernels are not registered yet),
+a mobilizer with more than 6 mobilities, a model without mobilities, an integer or complex dtype.
 
-Both paths give the same numbers to round-off (tests/kernels/test_kernel_vs_jax.py). Differences that
-matter: second derivatives (``jax.hessian``, ``jax.jacfwd(jax.grad(...))``) of compiled forward dynamics are
-not available (use the JAX path for them); the compiled path's first derivatives are exact (see
-jaxbody._kernels.tree).
+Both paths give the same numbers to round-off (tests/kernels/test_kernel_vs_jax.py) and the same derivatives,
+first and higher order (jaxbody._kernels.tree gives the kernels exact JVP rules; JAX transposes them for
+reverse mode). One visible difference: a gradient with respect to ``inertia_Bo_B`` comes back symmetric on the
+compiled path; the JAX path's may carry a skew part that no symmetric inertia can feel.
 """
 
 from __future__ import annotations
@@ -54,11 +55,14 @@ def compiled_available() -> bool:
 
 def runs_compiled(topo, dtype) -> bool:
     """Whether the tree recursions of ``topo`` in ``dtype`` run on the compiled kernels now."""
+    import jax
     import jax.numpy as jnp
 
     from jaxbody._kernels.layout import NU_MAX
 
     if get_backend() != "compiled" or topo.nu_max > NU_MAX or topo.nu == 0:
+        return False
+    if jax.default_backend() != "cpu":
         return False
     if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
         return False

@@ -15,8 +15,11 @@ solution (known mobilities carry their prescribed tangent). The JVP rule applies
 Everything applied to tangents is ordinary JAX (a matrix product and R's linear tangent), so JAX transposes
 it for reverse mode and batches it under vmap. Inertias are symmetric (the builders check it), so a tangent of
 ``inertia_Bo_B`` counts by its symmetric part and a gradient with respect to it comes back symmetric: the
-JAX path's gradient can differ by a skew part no symmetric inertia can feel. The kernels themselves are never differentiated, so second
-derivatives are not available on this path (jaxbody._kernels.backend says how to use the JAX path there).
+JAX path's gradient can differ by a skew part no symmetric inertia can feel. The kernels themselves are never
+differentiated: ``M_rr^-1`` has its own JVP rule (``d M^-1 = -M^-1 dM M^-1``, dM by the JAX mass-matrix
+product), so second and higher derivatives work and equal the JAX path's.
+
+``multiply_by_m_inverse`` is Simbody's multiplyByMInv on the kernel, with the same kind of rule.
 
 Cost (per state): the primal is one kernel call, O(n); a JVP or VJP adds R's tangent (JAX, O(n) level scans)
 and the M^-1 kernel (O(n^2)).
@@ -47,15 +50,27 @@ def _model_inputs(prm, dtype):
                                             prm.inertia_Bo_B)]
 
 
+def _call_kernel(base, topo, out, args, dtype):
+    """One FFI call of kernel ``base`` on ``args`` (cast to ``dtype``) with the topology's attributes.
+
+    The call sits in its own ``jax.jit`` (XLA inlines it): in jax 0.10.2 an FFI call lowered straight into the
+    body of a ``while`` loop can lose its attribute dictionary when XLA converts the program (observed with
+    the semi-explicit Euler and Verlet time steppers: "No registered implementation for untyped custom call"),
+    while a call inside its own function keeps it.
+    """
+    call = jax.ffi.ffi_call(_ffi_name(base, dtype), out, vmap_method="expand_dims")
+    attributes = kernel_layout(topo).attributes()
+    return jax.jit(lambda *a: call(*a, **attributes))(*[jnp.asarray(a, dtype) for a in args])
+
+
 def _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p):
     """The kernel call: (udot (nu,), A_GB (nbodies, 2, 3), tau (nu,))."""
     dtype = q.dtype
     gR, gp, gH, gHDu = generic_inputs(topo, prm, q, u)
     out = (jax.ShapeDtypeStruct((topo.nu,), dtype), jax.ShapeDtypeStruct((topo.nbodies, 2, 3), dtype),
            jax.ShapeDtypeStruct((topo.nu,), dtype))
-    call = jax.ffi.ffi_call(_ffi_name("jaxbody_forward_dynamics", dtype), out, vmap_method="expand_dims")
     args = [q, u, f, F, W, known, udot_p] + _model_inputs(prm, dtype) + [gR, gp, gH, gHDu]
-    return call(*[jnp.asarray(a, dtype) for a in args], **kernel_layout(topo).attributes())
+    return _call_kernel("jaxbody_forward_dynamics", topo, out, args, dtype)
 
 
 def m_inverse(topo, prm, q, known, rhs):
@@ -67,9 +82,8 @@ def m_inverse(topo, prm, q, known, rhs):
     dtype = q.dtype
     gR, gp, gH, _ = generic_inputs(topo, prm, q, None)
     out = jax.ShapeDtypeStruct(rhs.shape, dtype)
-    call = jax.ffi.ffi_call(_ffi_name("jaxbody_m_inverse", dtype), out, vmap_method="expand_dims")
     args = [q, known] + _model_inputs(prm, dtype) + [gR, gp, gH, rhs]
-    return call(*[jnp.asarray(a, dtype) for a in args], **kernel_layout(topo).attributes())
+    return _call_kernel("jaxbody_m_inverse", topo, out, args, dtype)
 
 
 def symmetric_inertia_tangent(dprm):
@@ -105,6 +119,39 @@ def _m_inverse_matrix_jvp(topo, primals, tangents):
 
     _, dM_M_inv = jax.jvp(m_times_columns, (prm, q), (dprm, dq))
     return M_inv, -M_inv @ dM_M_inv
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def multiply_by_m_inverse(topo, prm, q, known, rhs):
+    """``M^-1 rhs`` for rhs (nu,) or (nu, k): Simbody's ``[M_rr^-1 f_r; 0]`` with known udots (known:
+    (nbodies,) 0/1; rhs on known mobilities is ignored). One kernel call, O(n) per column.
+
+    Differentiable to any order: ``d(M^-1 f) = M_rr^-1 (df - dM x)`` with x = M^-1 f, dM x the JAX tangent of
+    the mass-matrix product, and ``M_rr^-1`` from ``m_inverse_matrix`` (O(n^2), only when differentiated).
+    """
+    columns = rhs if rhs.ndim == 2 else rhs[:, None]
+    x = m_inverse(topo, prm, q, known, jnp.asarray(columns, q.dtype))
+    return x if rhs.ndim == 2 else x[:, 0]
+
+
+@multiply_by_m_inverse.defjvp
+def _multiply_by_m_inverse_jvp(topo, primals, tangents):
+    prm, q, known, rhs = primals
+    dprm, dq, _, drhs = tangents
+    dprm = symmetric_inertia_tangent(dprm)
+    x = multiply_by_m_inverse(topo, prm, q, known, rhs)
+    columns = x if x.ndim == 2 else x[:, None]
+
+    def m_times_columns(prm, q):
+        from jaxbody._dynamics import kinematics, mass_matrix
+
+        model = _tree_model(topo, prm)
+        pos = kinematics.realize_position(model, q)
+        return jax.vmap(lambda y: mass_matrix.multiply_by_m(model, pos, y), in_axes=1, out_axes=1)(columns)
+
+    _, dM_x = jax.jvp(m_times_columns, (prm, q), (dprm, dq))
+    dM_x = dM_x if x.ndim == 2 else dM_x[:, 0]
+    return x, m_inverse_matrix(topo, prm, q, known) @ (drhs - dM_x)
 
 
 def _tree_model(topo, prm):

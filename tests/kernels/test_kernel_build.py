@@ -68,3 +68,17 @@ def test_backend_names_are_checked():
 
     with pytest.raises(ValueError, match="expected one of"):
         jb.set_backend("fast")
+
+
+def test_other_platforms_take_the_jax_path(monkeypatch):
+    """The CPU kernels are registered for the CPU only: with a GPU as JAX's default backend the JAX path runs."""
+    import jax
+
+    import jaxbody as jb
+    from jaxbody._kernels import backend
+    from systems import conservative_tree_10
+
+    model, _ = conservative_tree_10()
+    assert backend.runs_compiled(model.topology, jax.numpy.float64) == jb.compiled_available()
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert not backend.runs_compiled(model.topology, jax.numpy.float64)

@@ -83,3 +83,32 @@ def test_jacobians_vmap_and_second_derivatives(setup):
     assert_close(_on("compiled", grads, qs), _on("jax", grads, qs), REL, what="vmap(grad)")
     hess = lambda u: jax.hessian(lambda u: jnp.sum(jnp.sin(fq(x["q"], u))))(u)  # noqa: E731
     assert_close(_on("compiled", hess, x["u"]), _on("jax", hess, x["u"]), REL, what="hessian in u")
+
+
+def test_m_inverse_operators_match_jax_path(setup):
+    """multiply_by_m_inv and calc_m_inv on the kernel: values with a locked body (Simbody's partitioned
+    inverse), their JVP and VJP with respect to q and the Model, and a second derivative, against the JAX path."""
+    _, x, t = setup
+    model, bodies = conservative_tree_10()
+    locked = bodies[3].lock(model.default_state(), jb.Motion.Velocity)  # the free body: six known udots
+
+    def ops(q, f, prm, state):
+        m = dataclasses.replace(model, parameters=prm)
+        s = m.realize(state.set_q(q), jb.Stage.Position)
+        return m.multiply_by_m_inv(s, f), m.calc_m_inv(s)
+
+    args = (x["q"], x["f"], x["prm"])
+    for state in (model.default_state(), locked):
+        for a, b in zip(_on("compiled", lambda *a: ops(*a, state), *args), _on("jax", lambda *a: ops(*a, state), *args)):
+            assert_close(a, b, 1e-12, what="M^-1 values")
+    for state in (locked,):  # derivatives: the partitioned case covers the plain one's terms
+        jvp = lambda q, f, prm, dq, df, dprm: jax.jvp(lambda *a: ops(*a, state), (q, f, prm), (dq, df, dprm))[1]  # noqa: E731
+        targs = args + (t["q"], t["f"], t["prm"])
+        for a, b in zip(_on("compiled", jvp, *targs), _on("jax", jvp, *targs)):
+            assert_close(a, b, REL, what="M^-1 jvp")
+        loss = lambda q, f, prm: sum(jnp.sum(jnp.sin(y)) for y in ops(q, f, prm, state))  # noqa: E731
+        grad = lambda *a: jax.grad(loss, argnums=(0, 1))(*a)  # noqa: E731
+        for a, b in zip(_on("compiled", grad, *args), _on("jax", grad, *args)):
+            assert_close(a, b, REL, what="M^-1 vjp")
+        hess = lambda q: jax.hessian(lambda q: loss(q, x["f"], x["prm"]))(q)  # noqa: E731
+        assert_close(_on("compiled", hess, x["q"]), _on("jax", hess, x["q"]), REL, what="M^-1 hessian in q")
