@@ -10,10 +10,7 @@ import enum
 
 from jaxtyping import Array, Float
 
-Vec3 = Float[Array, "... 3"]
-Mat33 = Float[Array, "... 3 3"]
 SpatialVec = Float[Array, "... 2 3"]
-SpatialMat = Float[Array, "... 6 6"]
 Mobilities = Float[Array, "nu"]
 Coordinates = Float[Array, "nq"]
 BodySpatialVecs = Float[Array, "nbodies 2 3"]

@@ -93,3 +93,37 @@ def test_the_checks_can_fail():
     names = {f"{n.module}.{a.name}" if f"{n.module}.{a.name}" in modules else n.module for n in tree.body for a in n.names}
     assert names == {"jaxbody._math.b", "jaxbody._api.model"}
     assert any(_layer(i) > _layer("jaxbody._math.a") for i in names)
+
+
+def _public_model_methods() -> set[str]:
+    """Names of the public methods of ``Model`` and its mixins (classes named Model* under _api)."""
+    names = set()
+    for path in (PACKAGE / "_api").glob("model*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and node.name.startswith("Model"):
+                names.update(f.name for f in node.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_"))
+    return names
+
+
+def _model_method_calls(source: str, public: set[str]) -> list[str]:
+    """``model.<public method>(...)`` calls in ``source`` (any receiver whose name contains "model")."""
+    calls = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in public:
+            receiver = node.func.value
+            name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", "")
+            if "model" in name.lower():
+                calls.append(f"line {node.lineno}: {name}.{node.func.attr}")
+    return calls
+
+
+def test_no_public_model_method_below_api():
+    """Below _api the code calls internal functions (jaxbody._realize.realize, prescribed.prescribe, ...), not
+    the public Model methods: those are entry points with their own checks and compiled wrappers."""
+    public = _public_model_methods()
+    assert {"realize", "prescribe", "calc_m", "calc_q_dot", "multiply_by_m_inv"} <= public
+    found = {m: calls for m, p in _modules().items() if _layer(m) < _layer("jaxbody._api.model")
+             and (calls := _model_method_calls(p.read_text(), public))}
+    assert not found, f"public Model methods called below _api: {found}"
+    assert _model_method_calls("s = model.realize(s)\nx = self.model.calc_m(s)\n", public) == \
+        ["line 1: model.realize", "line 2: model.calc_m"]

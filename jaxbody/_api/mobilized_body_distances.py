@@ -53,7 +53,8 @@ class MobilizedBodyDistances:
     # ------------------------------------------------------------------------------------
     # High-level operators: distances between stations
 
-    # No decorator: when A is B the distance needs no stage; otherwise find_station_location_in_ground checks it.
+    # No stage in the decorator: when A is B the distance needs none; otherwise find_station_location_in_ground
+    # checks Position.
     @operator()
     def calc_station_to_station_distance(self, state: State, location_on_B, body_A, location_on_A):
         """|p_GPA - p_GPB| (m) for station PB of B and PA of A. Requires Position (none if A is B)."""

@@ -142,7 +142,7 @@ class MobilizedBodyMass:
         """Spatial inertia Mk about Bo in G (6, 6), from the Position cache. Requires Position."""
         return state.position.Mk_G[self.index]
 
-    # No decorator: Ground needs no stage (as in Simbody); other bodies are checked by
+    # No stage in the decorator: Ground needs none (as in Simbody); other bodies are checked by
     # get_body_spatial_inertia_in_ground.
     @operator()
     def calc_body_spatial_inertia_matrix_in_ground(self, state: State):

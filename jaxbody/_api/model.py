@@ -26,7 +26,7 @@ from jaxbody._constraints.layout import ConstraintSet
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import State, SystemSignature
 from jaxbody._math import spatial
-from jaxbody._topology import mobilizer_groups
+from jaxbody._dynamics import kinematics
 from jaxbody._topology.topology import Topology
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -224,7 +224,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     @operator(jit=True)
     def normalize_quaternions(self, state: State) -> State:
         """Every quaternion in use scaled to unit norm (other q unchanged)."""
-        return state.set_q(mobilizer_groups.normalize_q(self.topology, self.parameters, state.q))
+        return kinematics.normalize_quaternions(self, state)
 
 
 _MODES = {True: "Euler-angle", False: "quaternion"}

@@ -44,13 +44,6 @@ def _host(x, what: str) -> np.ndarray:
 class ModelMotion:
     """Prescribed-motion operators of Model (Simbody's SimbodyMatterSubsystem / System solvers)."""
 
-    #: Host-side methods: not wrapped in eqx.filter_jit (they return numpy with data-dependent lengths).
-    _HOST_METHODS = frozenset({
-        "get_free_q_index", "get_free_u_index", "get_free_udot_index", "get_known_udot_index",
-        "pack_free_q", "unpack_free_q", "pack_free_u", "unpack_free_u",
-        "get_motion_multipliers", "calc_motion_errors",
-    })
-
     # -- prescribe solvers (Simbody's System::prescribeQ / prescribeU / prescribe) --------------
 
     @operator(jit=True)
@@ -66,7 +59,7 @@ class ModelMotion:
     @operator(jit=True)
     def prescribe(self, state: State) -> State:
         """``prescribe_u(prescribe_q(state))``: what every integrator stage does before realizing."""
-        return prescribed.prescribe_u(self, prescribed.prescribe_q(self, state))
+        return prescribed.prescribe(self, state)
 
     # -- masks (jit-safe) --------------------------------------------------------------------
 

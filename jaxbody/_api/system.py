@@ -24,7 +24,7 @@ from jaxbody._api.system_conveniences import SystemConveniences
 from jaxbody._api.system_events import SystemEvents
 from jaxbody._api.unilateral import UnilateralMatter
 from jaxbody._typing import Stage
-from jaxbody.errors import InvalidArgument, TopologyFrozen, UnknownParent
+from jaxbody.errors import InvalidArgument, TopologyFrozen
 
 
 class MultibodySystem(SystemBookkeeping, SystemConveniences, SystemEvents):
@@ -171,11 +171,3 @@ class GeneralForceSubsystem:
 
     def is_force_disabled(self, state, force):
         return self._handle(force, "is_force_disabled").is_disabled(state)
-
-
-def resolve_parent(parent, matter_hint=None) -> MobilizedBody:
-    if not isinstance(parent, MobilizedBody):
-        raise UnknownParent(f"parent must be a jb.MobilizedBody (e.g. matter.Ground()), got {type(parent).__name__}")
-    if matter_hint is not None and parent.matter is not matter_hint:
-        raise UnknownParent(f"parent {parent.name} belongs to a different SimbodyMatterSubsystem")
-    return parent

@@ -34,6 +34,7 @@ from jaxbody._constraints import projection
 from jaxbody._constraints.projection import ProjectOptions
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
+from jaxbody._integrators.settings import DEFAULT_TIME_SCALE
 
 _AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -50,7 +51,7 @@ class SystemConveniences:
     def __init__(self):
         self._up_direction = (1, 1)  # (axis, sign): Simbody's default YAxis
         self._use_uniform_background = False
-        self._default_time_scale = 0.1
+        self._default_time_scale = DEFAULT_TIME_SCALE
         self._default_length_scale = 1.0
         self.reset_all_counters()
 

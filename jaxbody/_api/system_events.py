@@ -111,7 +111,7 @@ class SystemEvents:
         if not isinstance(lowest, jax.core.Tracer):  # traced (under jit): a compiled run counts in run.events
             self._num_calls_that_changed_stage[int(lowest)] += 1
         options = ProjectOptions() if accuracy is None else ProjectOptions(accuracy=float(accuracy))
-        state, _ = project(model, state.set_time(state.t), options)
+        state, _ = project(model, state.drop_caches(), options)
         return state, terminate
 
     def report_events(self, state, cause: str, event_ids):

@@ -60,7 +60,7 @@ def _simulate(model, contacts, options, state, h, n_steps, save_every):
         s, reports = jax.lax.scan(inner, s, None, length=save_every)
         return s, (s, jax.tree_util.tree_map(lambda x: x[-1], reports))
 
-    final, (trajectory, reports) = jax.lax.scan(outer, state.set_time(state.t), None, length=n_steps // save_every)
+    final, (trajectory, reports) = jax.lax.scan(outer, state.drop_caches(), None, length=n_steps // save_every)
     return final, trajectory, reports
 
 

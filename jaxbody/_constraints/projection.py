@@ -40,7 +40,6 @@ from jaxbody._constraints.multipliers import VelocityConstraintOperators
 from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._math.lapack import pinv
 from jaxbody._topology import mobilizer_groups
-from jaxbody._typing import Stage
 
 MAX_Q_ITERATIONS = 20
 MAX_REFINE_ITERATIONS = 20  # anchored (or Gauss-Newton back) steps from the manifold to the closest point
@@ -277,7 +276,8 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
                                  u_iterations=jnp.zeros((), jnp.int32), q_entry_norm=zero, q_final_norm=zero,
                                  u_entry_norm=zero, u_final_norm=zero, u_err_estimate=u_err_estimate)
         return state, results
-    st = model.realize(state, Stage.Position)
+    st = state if state.position is not None else \
+        dataclasses.replace(state, position=kinematics.realize_position(model, state.q))
     ops = VelocityConstraintOperators(model, st.t, st.q, st.position, st.constraint_enabled)
     mask = ops.mask[:nv]
     free_u = prescribed.calc_slot_masks(model, st).free_u.astype(st.q.dtype)
@@ -308,9 +308,9 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
 
 def project(model, state, options: ProjectOptions = ProjectOptions()):
     """Simbody's System::project: prescribe q, project q, prescribe u, project u. Returns (state, results)."""
-    state = model.prescribe_q(state)
+    state = prescribed.prescribe_q(model, state)
     state, rq = project_q(model, state, options)
-    state = model.prescribe_u(state)
+    state = prescribed.prescribe_u(model, state)
     state, ru = project_u(model, state, options)
     results = dataclasses.replace(
         ru, success=rq.success & ru.success, q_iterations=rq.q_iterations, q_entry_norm=rq.q_entry_norm,

@@ -134,3 +134,13 @@ def realize_velocity(model, pos: PositionCache, q, u) -> VelocityCache:
         gyroscopic=gyro,
         centrifugal=centrifugal,
     )
+
+
+def normalize_quaternions(model, state):
+    """``state`` with every quaternion in use scaled to unit norm (other q unchanged); drops Position and later."""
+    return state.set_q(mobilizer_groups.normalize_q(model.topology, model.parameters, state.q))
+
+
+def calc_q_dot(model, state, u):
+    """``qdot = N(q) u`` (nq,) at the state's q, for u (nu,) (per mobilizer type; no realize needed)."""
+    return mobilizer_groups.multiply_by_n(model.topology, model.parameters, state.q, u)

@@ -48,6 +48,8 @@ def raise_if_invalid(model, operation: str) -> None:
     leaves = (p.mass, p.com_B, p.inertia_Bo_B, p.R_PF, p.p_PF, p.R_BM, p.p_BM)
     if any(isinstance(x, jax.core.Tracer) for x in leaves):
         return
+    if not all(hasattr(x, "dtype") and np.issubdtype(x.dtype, np.floating) and np.ndim(x) >= 1 for x in leaves):
+        return  # not numbers: a tree of vmap in_axes or shardings shaped like a Model
     concrete = type(p)(*(np.asarray(x) for x in leaves), p.mobilizer_params, p.constraint_params)
     failures = _failures(concrete, np)
     failed = first_failure({key: fails for key, (fails, _) in failures.items()})

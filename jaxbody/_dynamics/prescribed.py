@@ -225,7 +225,13 @@ def prescribe_u(model, state):
     return state.set_u(jnp.where(known_u, calc_prescribed_u(model, state), state.u))
 
 
+def prescribe(model, state):
+    """``prescribe_u(prescribe_q(state))``: Simbody's System::prescribe, what every integrator stage does
+    before it realizes."""
+    return prescribe_u(model, prescribe_q(model, state))
+
+
 __all__ = [
-    "SlotMasks", "calc_motion_methods", "calc_slot_masks", "calc_udot_known_bodies", "calc_prescribed_q",
+    "prescribe", "SlotMasks", "calc_motion_methods", "calc_slot_masks", "calc_udot_known_bodies", "calc_prescribed_q",
     "calc_prescribed_u", "calc_prescribed_udot", "calc_known_udot", "prescribe_q", "prescribe_u",
 ]

@@ -241,6 +241,11 @@ class State(eqx.Module):
 
     # -- setters (each returns a new State) ----------------------------------
 
+    def drop_caches(self) -> "State":
+        """The same variables with every realized cache dropped (an unrealized State): what a loop carry or a
+        ``jnp.where`` between states needs, so every branch has the same structure."""
+        return self._with_variables(t=self.t)
+
     def set_time(self, t) -> "State":
         return self._with_variables(t=_array(t, self.t.dtype, "t"))
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbody._constraints.projection import ProjectOptions, project_q, project_u
-from jaxbody._integrators.methods import join_y, split_y, with_y
+from jaxbody._integrators.methods import split_y, with_y
 from jaxbody._integrators.settings import IntegratorSettings
+from jaxbody._dynamics import prescribed
 
 SAFETY, MIN_SHRINK, MAX_GROW, HYSTERESIS_LOW, HYSTERESIS_HIGH = 0.9, 0.1, 5.0, 0.9, 1.2
 
@@ -80,9 +81,9 @@ def project_with_error(model, state, err, options: ProjectOptions):
     """
     nq, nu = state.q.shape[0], state.u.shape[0]
     eq, eu, ez = err[:nq], err[nq:nq + nu], err[nq + nu:]
-    s = model.prescribe_q(state)
+    s = prescribed.prescribe_q(model, state)
     s, rq = project_q(model, s, options, q_err_estimate=eq)
-    s = model.prescribe_u(s)
+    s = prescribed.prescribe_u(model, s)
     s, ru = project_u(model, s, options, u_err_estimate=eu)
     moved_q, moved_u = rq.q_iterations > 0, ru.u_iterations > 0
     eq = jnp.where(moved_q, rq.q_err_estimate, eq)
@@ -104,7 +105,7 @@ def hermite(t0, y0, f0, t1, y1, f1, t):
 
 def interpolated_state(model, base, t0, y0, f0, t1, y1, f1, t, options: ProjectOptions | None):
     """The state at t in [t0, t1] by Hermite interpolation, prescribed and (if options) projected."""
-    s = model.prescribe(with_y(base, t, hermite(t0, y0, f0, t1, y1, f1, t)))
+    s = prescribed.prescribe(model, with_y(base, t, hermite(t0, y0, f0, t1, y1, f1, t)))
     if options is not None:
         s, _, _, _ = project_with_error(model, s, jnp.zeros_like(y0), options)
     return s

@@ -21,6 +21,8 @@ from jaxbody._integrators.run import EventRecord
 from jaxbody._dynamics.state import NO_STAGE_DIFFERENCE, lowest_stage_difference
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
+from jaxbody._dynamics import prescribed
+from jaxbody._realize import realize
 
 MAX_LOCALIZE_ITERATIONS = 100
 
@@ -74,7 +76,7 @@ def detect(items, w0, w1):
 def witness_on_interpolant(items, model, base, step, t):
     """Witnesses at time t on the step's Hermite interpolant (prescribed, realized to Acceleration)."""
     t0, y0, f0, t1, y1, f1 = step
-    s = model.realize(model.prescribe(with_y(base, t, hermite(t0, y0, f0, t1, y1, f1, t))), Stage.Acceleration)
+    s = realize(model, prescribed.prescribe(model, with_y(base, t, hermite(t0, y0, f0, t1, y1, f1, t))), Stage.Acceleration)
     return witnesses(items, model, s)
 
 
@@ -180,11 +182,11 @@ def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("T
         report_fired = jnp.zeros((), bool)
         for i in group:
             it, f = items[i], fired[i]
-            current = model.realize(state, Stage.Acceleration)
+            current = realize(model, state, Stage.Acceleration)
             if ev.is_handler(it):
                 new, term = ev.apply_handler(it, model, current)
-                new = new.set_time(new.t)
-                state = jax.tree_util.tree_map(lambda a, b, f=f: jnp.where(f, a, b), new, state.set_time(state.t))
+                new = new.drop_caches()
+                state = jax.tree_util.tree_map(lambda a, b, f=f: jnp.where(f, a, b), new, state.drop_caches())
                 terminate = terminate | (f & term)
                 changed = changed | f
                 handler_fired = handler_fired | f
@@ -212,7 +214,7 @@ def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("T
             by_stage = by_stage.at[int(Stage.Report)].add(report_fired.astype(jnp.int32))
     record = EventRecord(count=count, first_time=first, last_time=last, report_times=times, reports=tuple(reports),
                          handle_event_calls=n_handle, report_event_calls=n_report, calls_that_changed_stage=by_stage)
-    return state.set_time(state.t), terminate, record, changed
+    return state.drop_caches(), terminate, record, changed
 
 
 __all__ = [

@@ -28,26 +28,30 @@ import jax.numpy as jnp
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
+from jaxbody._dynamics.kinematics import calc_q_dot
+from jaxbody._dynamics import kinematics
+from jaxbody._realize import realize
+from jaxbody._dynamics import prescribed
 
 
 def calc_state_derivative(model, state: State, q, u, t=None):
     """(qdot, udot) at (t, q, u) (t defaults to state.t) with the state's applied forces and locks.
 
-    Known q and u are first replaced by their prescribed values (model.prescribe).
+    Known q and u are first replaced by their prescribed values (prescribed.prescribe).
     """
     s = state if t is None else state.set_time(t)
-    s = model.realize(model.prescribe(s.set_q(q).set_u(u)), Stage.Acceleration)
+    s = realize(model, prescribed.prescribe(model, s.set_q(q).set_u(u)), Stage.Acceleration)
     return s.velocity.qdot, s.acceleration.udot
 
 
 def calc_state_derivatives(model, state: State, q, u, z, t):
     """(qdot, udot, zdot) at (t, q, u, z) with the state's applied forces and locks (prescribed first)."""
-    s = model.realize(model.prescribe(state.set_time(t).set_q(q).set_u(u).set_z(z)), Stage.Acceleration)
+    s = realize(model, prescribed.prescribe(model, state.set_time(t).set_q(q).set_u(u).set_z(z)), Stage.Acceleration)
     return s.velocity.qdot, s.acceleration.udot, s.dynamics.zdot
 
 
 def _finish_step(model, state: State) -> State:
-    return model.prescribe(model.normalize_quaternions(state))
+    return prescribed.prescribe(model, kinematics.normalize_quaternions(model, state))
 
 
 def step_rk4(model, state: State, dt) -> State:
@@ -56,6 +60,7 @@ def step_rk4(model, state: State, dt) -> State:
     The four stage evaluations run as a 4-iteration ``lax.scan`` so the
     dynamics are traced and compiled once, not four times.
     """
+    model._check_state(state, "jb.step_rk4")
     y = (state.q, state.u, state.z)
     c = jnp.asarray([0.0, 0.5, 0.5, 1.0], state.q.dtype)
     w = jnp.asarray([1.0, 2.0, 2.0, 1.0], state.q.dtype) / 6
@@ -76,9 +81,10 @@ def step_rk4(model, state: State, dt) -> State:
 
 def step_semi_explicit_euler(model, state: State, dt) -> State:
     """Symplectic (semi-explicit) Euler: ``u += dt udot(q, u)``, then ``q += dt N(q) u_new`` (state prescribed first)."""
-    s = model.realize(model.prescribe(state), Stage.Acceleration)
+    model._check_state(state, "jb.step_semi_explicit_euler")
+    s = realize(model, prescribed.prescribe(model, state), Stage.Acceleration)
     u_new = s.u + dt * s.acceleration.udot
-    qdot = model.calc_q_dot(s, u_new)
+    qdot = calc_q_dot(model, s, u_new)
     new = s.set_time(s.t + dt).set_q(s.q + dt * qdot).set_u(u_new).set_z(s.z + dt * s.dynamics.zdot)
     return _finish_step(model, new)
 
@@ -116,8 +122,9 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     if method not in _STEPPERS:
         raise ValueError(f"method must be one of {sorted(_STEPPERS)}, got {method!r}")
     n_steps, save_every = step_counts(n_steps, save_every)
+    model._check_state(state, "jb.simulate")
     step = _STEPPERS[method]
-    state = state.set_time(state.t)  # drop caches so the carry has a fixed structure
+    state = state.drop_caches()  # the carry has a fixed structure
 
     def inner(s, _):
         return step(model, s, dt), None

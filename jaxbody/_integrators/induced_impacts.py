@@ -16,7 +16,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double)
+from jaxbody._math.linalg import SIGNIFICANT_REAL
+
 
 
 def induced_impacts(A, verr, proximal, mu, cor_of, opt, max_rounds: int):

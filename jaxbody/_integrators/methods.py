@@ -17,6 +17,9 @@ import numpy as np
 
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
+from jaxbody._dynamics.kinematics import calc_q_dot
+from jaxbody._realize import realize
+from jaxbody._dynamics import prescribed
 
 
 def split_y(state: State, y):
@@ -37,7 +40,7 @@ def with_y(state: State, t, y) -> State:
 
 def realize_ydot(model, state: State):
     """(ydot, state prescribed and realized to Acceleration) at the state's (t, q, u, z)."""
-    s = model.realize(model.prescribe(state), Stage.Acceleration)
+    s = realize(model, prescribed.prescribe(model, state), Stage.Acceleration)
     return jnp.concatenate([s.velocity.qdot, s.acceleration.udot, s.dynamics.zdot]), s
 
 
@@ -113,8 +116,8 @@ def _semi_explicit_euler(model, base: State, t0, y0, f0, h):
     q0, u0, z0 = split_y(base, y0)
     _, udot0, zdot0 = split_y(base, f0)
     u1 = u0 + h * udot0
-    s = model.prescribe(with_y(base, t0, y0))
-    qdot = model.calc_q_dot(model.realize(s, Stage.Position), u1)
+    s = prescribed.prescribe(model, with_y(base, t0, y0))
+    qdot = calc_q_dot(model, s, u1)
     return jnp.concatenate([q0 + h * qdot, u1, z0 + h * zdot0])
 
 
@@ -142,7 +145,7 @@ def verlet_attempt(model, base: State, t0, y0, f0, h, accuracy):
     for the other methods."""
     q0, u0, z0 = split_y(base, y0)
     qdot0, udot0, zdot0 = split_y(base, f0)
-    s0 = model.realize(model.prescribe(with_y(base, t0, y0)), Stage.Acceleration)
+    s0 = realize(model, prescribed.prescribe(model, with_y(base, t0, y0)), Stage.Acceleration)
     q1 = q0 + h * qdot0 + h * h / 2 * s0.acceleration.qdotdot
     tol = min(1e-4, 0.1 * accuracy)
 

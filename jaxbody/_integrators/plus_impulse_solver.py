@@ -47,13 +47,17 @@ import numpy as np
 from jaxbody._integrators.impulse_solvers import ImpulseSolution
 from jaxbody._math import spatial
 from jaxbody._math.lapack import pinv
+from jaxbody._math.linalg import SIGNIFICANT_REAL
 
 PLUS_DEFAULT_TOL = 1e-10  # Simbody's default PLUS convergence tolerance (norm of the equation errors)
 PLUS_DEFAULT_MAX_NEWTON = 20  # Simbody's default Newton iteration limit
 PLUS_DEFAULT_MAX_INTERVALS = 12  # jaxbody's bound (Simbody has none); a box landing on an edge takes 7
-SIGNIFICANT_REAL = float(np.finfo(np.float64).eps ** (7 / 8))  # Simbody's SignificantReal (double)
 SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 COS_MAX_SLIDING_DIR_CHANGE = float(np.cos(np.pi / 6))  # 30 degrees
+#: Simbody's Newton iteration stops for poor progress after this many iterations ...
+NEWTON_MIN_ITERATIONS = 3
+#: ... when an iteration keeps more than this fraction of the error norm.
+NEWTON_POOR_PROGRESS = 0.95
 _BACKTRACK = 0.5 ** np.arange(8)  # Simbody's line search: halve from 1 while > 0.01
 OFF, ROLLING, SLIDING, IMPENDING = 0, 1, 2, 3  # friction conditions
 _FREE, _AT_LOWER, _AT_UPPER = 0, 1, 2  # a row that is not active is fixed at 0, its lower or its upper bound
@@ -122,7 +126,8 @@ def _newton(prob: _Problem, pi0, active, fixed, cond, tol, max_newton):
         better = norms < n
         k = jnp.where(jnp.any(better), jnp.argmax(better), len(_BACKTRACK) - 1)
         it = it + 1
-        return trials[k], norms[k], n, it, (it >= 3) & (norms[k] > 0.95 * n)
+        poor = (it >= NEWTON_MIN_ITERATIONS) & (norms[k] > NEWTON_POOR_PROGRESS * n)
+        return trials[k], norms[k], n, it, poor
 
     def cond_fn(c):
         _, n, _, it, poor = c

@@ -48,10 +48,13 @@ from jaxbody._integrators.impulse_solvers import solve_pgs
 from jaxbody._integrators.induced_impacts import induced_impacts
 from jaxbody._integrators.plus_impulse_solver import solve_plus
 from jaxbody._math import spatial
-from jaxbody._math.linalg import small_spd_solve
+from jaxbody._math.linalg import SIGNIFICANT_REAL, small_spd_solve
 from jaxbody._typing import Stage
+from jaxbody._dynamics.kinematics import calc_q_dot
+from jaxbody._dynamics import mass_matrix
+from jaxbody._dynamics import kinematics
+from jaxbody._realize import realize
 
-SIGNIFICANT_REAL = 1e-14  # Simbody's SignificantReal (double): smallest impulse that starts an expansion
 
 
 class StepperOptions(NamedTuple):
@@ -179,7 +182,7 @@ def _free_mobility_response(model, s, G_flat):
     free ones use the free block of M, so impulses move only free u (the known u's reactions absorb the rest)."""
     free = ~prescribed.calc_slot_masks(model, s).known_udot
     both = free[:, None] & free[None, :]
-    M = jnp.where(both, model.calc_m(s), jnp.eye(free.shape[0], dtype=G_flat.dtype))
+    M = jnp.where(both, mass_matrix.calc_m(model, s.position), jnp.eye(free.shape[0], dtype=G_flat.dtype))
     rhs = jnp.where(free[:, None], G_flat.T, 0.0)
     return jnp.where(free[:, None], small_spd_solve(M, rhs), 0.0)
 
@@ -188,7 +191,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
     """One step of size h (s); returns (new unrealized State, StepReport)."""
     if contacts is None or contacts.num_rows == 0:
         raise ValueError("step needs at least one unilateral contact or speed row (use step_semi_explicit_euler)")
-    s = model.realize(model.prescribe(state), Stage.Position)
+    s = realize(model, prescribed.prescribe(model, state), Stage.Position)
     kin = calc_contact_kinematics(model, s.position, s.q, contacts)
     n = kin.perr.shape[0]
     proximal = jnp.where(kin.is_contact, kin.perr <= opt.cons_tol, True)
@@ -217,7 +220,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
         impact, impacters, rounds, impact_ok, impact_its = induced_impacts(
             A, verr0, contact_proximal, mu, cor_of, opt, max(opt.max_induced_impacts, 1))
     u_plus = s.u + MinvGt @ impact.reshape(-1)
-    dyn = model.realize(s.set_u(u_plus), Stage.Acceleration)
+    dyn = realize(model, s.set_u(u_plus), Stage.Acceleration)
     du = h * dyn.acceleration.udot
     part = jnp.broadcast_to(proximal[:, None], (n, 3))
     lower, upper = _impulse_bounds(kin, mu, h)
@@ -229,9 +232,9 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
         pos_impulse, pos_ok, pos_its = _position_correction(A, kin.perr, contact_proximal, sol.normal_active, h, opt)
         u_q = u_new + MinvGt @ pos_impulse.reshape(-1)
         converged, iterations = converged & pos_ok, iterations + pos_its
-    qdot = model.calc_q_dot(s, u_q)
+    qdot = calc_q_dot(model, s, u_q)
     new = state.set_time(state.t + h).set_q(s.q + h * qdot).set_u(u_new)
-    new = model.prescribe(model.normalize_quaternions(new))
+    new = prescribed.prescribe(model, kinematics.normalize_quaternions(model, new))
     report = StepReport(proximal, impacters, impact + sol.impulse, rounds, converged, iterations)
     return new, report
 

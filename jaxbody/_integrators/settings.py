@@ -12,6 +12,9 @@ import jax
 
 from jaxbody.errors import InvalidArgument
 
+#: Simbody's System default time scale (s): the expected time for a significant change of the state.
+DEFAULT_TIME_SCALE = 0.1
+
 
 @dataclasses.dataclass(frozen=True)
 class IntegratorSettings:
@@ -42,7 +45,7 @@ class IntegratorSettings:
     allow_interpolation: bool = False
     project_interpolated_states: bool = True
     final_time: float | None = None
-    time_scale: float = 0.1
+    time_scale: float = DEFAULT_TIME_SCALE
 
     def __post_init__(self):
         for field in dataclasses.fields(self):  # concrete 0-d arrays (jnp.float64(1e-6)) are numbers: static floats

@@ -27,6 +27,12 @@ from jaxbody._integrators.integrators import Integrator
 from jaxbody._integrators.methods import join_y, realize_ydot, with_y
 from jaxbody._integrators.run import IntegratorRun, IntegratorStats
 from jaxbody.errors import InvalidArgument
+from jaxbody._dynamics import prescribed
+
+#: A stop (report, scheduled event, final time) before t0 + this fraction of the step shortens the step to it.
+STOP_SHRINK_FRACTION = 0.95
+#: A stop within this fraction of the step stretches the step to land on it (Simbody's 1.001).
+STOP_STRETCH_FRACTION = 1.001
 
 
 def _where(c, a, b):
@@ -122,7 +128,7 @@ class TimeStepper(eqx.Module):
         realize Acceleration; the run starts at ``state.t`` with the initial step size and zeroed statistics."""
         model, settings, items = self.integrator.model, self.integrator.settings, self.events
         model._check_state(state, "TimeStepper.initialize")
-        state = state.set_time(state.t)
+        state = state.drop_caches()
         opts = control.projection_options(settings, local=False, force=True)
         state, _, _, _ = control.project_with_error(model, state, jnp.zeros_like(join_y(state)), opts)
         ydot, realized = realize_ydot(model, state)
@@ -133,7 +139,7 @@ class TimeStepper(eqx.Module):
             generic_call=True)
         if init_mask.any():
             ydot, realized = realize_ydot(model, state)
-        state = realized.set_time(realized.t)
+        state = realized.drop_caches()
         stats = IntegratorStats.zeros()
         stats = eqx.tree_at(lambda s: s.realizations, stats, jnp.ones((), jnp.int32))
         return IntegratorRun(
@@ -154,7 +160,9 @@ class TimeStepper(eqx.Module):
         if not settings.allow_interpolation:
             t_stop = jnp.minimum(t_stop, t_report)
         h = jax.lax.stop_gradient(run.h)
-        t1 = jnp.where(t_stop < t0 + 0.95 * h, t_stop, jnp.where(t_stop > t0 + 1.001 * h, t0 + h, t_stop))
+        # Simbody's rule: a stop within 95 % of the step is taken early; one within 100.1 % is stretched to.
+        early, stretch = STOP_SHRINK_FRACTION * h, STOP_STRETCH_FRACTION * h
+        t1 = jnp.where(t_stop < t0 + early, t_stop, jnp.where(t_stop > t0 + stretch, t0 + h, t_stop))
         limited = t1 == t_stop
         y1, err, n_evals = method.attempt(model, s0, t0, y0, f0, t1 - t0, settings)
         s1 = with_y(s0, t1, y1)
@@ -251,7 +259,7 @@ class TimeStepper(eqx.Module):
         stats = eqx.tree_at(lambda s: s.realizations, new.stats, new.stats.realizations + evals + any_event)
         return eqx.tree_at(
             lambda n: (n.state, n.ydot, n.witness, n.terminated, n.events, n.stats), new,
-            (r.set_time(r.t), ydot, event_step.witnesses(items, model, r), new.terminated | terminate, record, stats))
+            (r.drop_caches(), ydot, event_step.witnesses(items, model, r), new.terminated | terminate, record, stats))
 
     # -- step_to / simulate --------------------------------------------------------------------------------
 
@@ -296,14 +304,14 @@ class TimeStepper(eqx.Module):
         if self.integrator.method.linear_interpolation:
             d = (t_report - run.t_prev) / jnp.where(run.state.t > run.t_prev, run.state.t - run.t_prev, 1.0)
             y1 = join_y(run.state)
-            s = model.prescribe(with_y(run.state, t_report, run.y_prev + d * (y1 - run.y_prev)))
+            s = prescribed.prescribe(model, with_y(run.state, t_report, run.y_prev + d * (y1 - run.y_prev)))
             if opts is not None:
                 s, _, _, _ = control.project_with_error(model, s, jnp.zeros_like(y1), opts)
-            interp = s.set_time(s.t)
+            interp = s.drop_caches()
         else:
             interp = control.interpolated_state(model, run.state, run.t_prev, run.y_prev, run.ydot_prev, run.state.t,
                                                 join_y(run.state), run.ydot, t_report, opts)
-            interp = interp.set_time(interp.t)
+            interp = interp.drop_caches()
         return _where(run.state.t > t_report, interp, run.state)
 
     def simulate(self, state_or_run, report_times):

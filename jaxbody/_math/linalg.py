@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
+
+#: Simbody's SignificantReal for float64, eps^(7/8) ~ 1.9e-14 (Simbody catalogue 0.6): below it a quantity
+#: counts as zero (impulse thresholds, degenerate fits).
+SIGNIFICANT_REAL = float(np.finfo(np.float64).eps) ** 0.875
 
 
 def small_spd_inverse(D):

@@ -16,7 +16,7 @@ import dataclasses
 import jax.numpy as jnp
 
 from jaxbody._math import spatial
-from jaxbody._mobilizers import fitting
+from jaxbody._math.linalg import SIGNIFICANT_REAL
 from jaxbody._mobilizers.base import Mobilizer
 
 
@@ -63,7 +63,7 @@ class BendStretch(Mobilizer):
     def u_fit_linear_velocity(self, q, u, v_FM, params):
         v_M = spatial.mattvec(spatial.rot_z(q[..., 0]), v_FM)
         x = q[..., 1]
-        ok = jnp.abs(x) >= fitting.SIGNIFICANT_REAL
+        ok = jnp.abs(x) >= SIGNIFICANT_REAL
         u0 = jnp.where(ok, v_M[..., 1] / jnp.where(ok, x, 1.0), u[..., 0])
         return jnp.stack([u0, v_M[..., 0]], -1)
 

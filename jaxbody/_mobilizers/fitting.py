@@ -16,10 +16,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._math import spatial
-from jaxbody._math.linalg import small_spd_solve
+from jaxbody._math.linalg import SIGNIFICANT_REAL, small_spd_solve
 
-#: Simbody's SignificantReal = eps^(7/8) for float64 (catalogue 0.6).
-SIGNIFICANT_REAL = float(jnp.finfo(jnp.float64).eps) ** 0.875
 #: Gauss-Newton steps of the generic q fits (quadratic convergence: far more than enough from a nearby start).
 GENERIC_FIT_ITERATIONS = 25
 #: Relative Levenberg damping of the normal equations (keeps rank-deficient steps finite and differentiable).

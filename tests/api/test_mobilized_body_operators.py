@@ -388,7 +388,8 @@ def test_mass_property_getters(setup):
             close(B.get_outboard_frame(state, model=m).R, B.X_BM[0])
             close(B.get_outboard_frame(state, model=m).p, B.X_BM[1])
     # a model with changed parameters is what is read when it is given
-    heavier = jb.replace_parameters(model, mass=model.parameters.mass * 2.0)
+    heavier = jb.replace_parameters(model, mass=model.parameters.mass * 2.0,  # inertia scaled too: still physical
+                                    inertia_Bo_B=model.parameters.inertia_Bo_B * 2.0)
     close(bodies[3].get_body_mass(state, model=heavier), 2.0 * bodies[3].body.mass_properties.mass)
 
 

@@ -230,7 +230,8 @@ def test_new_parameters_reuse_compilation(tree, inputs, ops_jit, ops_ref):
     assert model2.topology == model.topology
     traces, cache = TRACES["ops"], ops_jit._cache_size()
     out2 = jax.device_get(ops_jit(model2, *inputs))
-    scaled = with_params(model, {"mass": model.parameters.mass * 1.5, "gravity": model.forces[0].gravity * 0.5})
+    scaled = with_params(model, {"mass": model.parameters.mass * 1.5, "inertia_Bo_B": model.parameters.inertia_Bo_B * 1.5,
+                                 "gravity": model.forces[0].gravity * 0.5})  # mass and inertia scaled together: physical
     out3 = jax.device_get(ops_jit(scaled, *inputs))
     assert TRACES["ops"] == traces, "a model with new parameter values retraced ops"
     assert ops_jit._cache_size() == cache

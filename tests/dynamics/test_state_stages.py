@@ -50,6 +50,9 @@ def test_setters_drop_what_they_invalidate(double_pendulum):
     assert sf.velocity is s.velocity and sf.dynamics is None and sf.acceleration is None
     assert s.set_body_forces(jnp.zeros((3, 2, 3))).dynamics is None
     assert s.set_time(1.0).position is None
+    dropped = s.drop_caches()
+    assert dropped.get_system_stage() == jb.Stage.Time and dropped.position is None and dropped.acceleration is None
+    assert all(a is b for a, b in zip((dropped.t, dropped.q, dropped.u, dropped.z), (s.t, s.q, s.u, s.z)))
 
 
 def test_stale_cache_cannot_be_read(double_pendulum):

@@ -29,6 +29,7 @@ import numpy as np
 
 from jaxbody._dynamics import jacobians
 from jaxbody._math import spatial
+from jaxbody._math.linalg import SIGNIFICANT_REAL
 
 
 class CoordinateStops(eqx.Module):
@@ -187,7 +188,7 @@ def _edge_points(pos, c: EdgeContacts):
     """(perr, station on B, station on F, directions) of edge-edge contacts (Simbody catalogue 2.17):
     ``w = df x db``, ``n = s w / |w|`` with the sense that separates the solids, closest points Qf, Qb of the
     two lines, contact point ``(Qf + Qb) / 2``, ``perr = (Pb - Pf) . n``; rows n, df, n x df. Parallel edges
-    (|w| < 1e-14) give perr 0 and zero rows, as Simbody sets their errors to 0."""
+    (|w| < SIGNIFICANT_REAL) give perr 0 and zero rows, as Simbody sets their errors to 0."""
     F, B = np.asarray(c.body_F), np.asarray(c.body_B)
     R_GF, p_GF, R_GB, p_GB = pos.R_GB[F], pos.p_GB[F], pos.R_GB[B], pos.p_GB[B]
     R_GEf, R_GEb = spatial.matmul(R_GF, c.R_FEf), spatial.matmul(R_GB, c.R_BEb)
@@ -197,7 +198,7 @@ def _edge_points(pos, c: EdgeContacts):
     wf, wb = jnp.sum(w * sf, -1), jnp.sum(w * sb, -1)
     sense = jnp.where(jnp.abs(wf) > jnp.abs(wb), jnp.where(wf >= 0, 1.0, -1.0), jnp.where(wb >= 0, -1.0, 1.0))
     norm_w = spatial.safe_norm(w)
-    parallel = norm_w < 1e-14
+    parallel = norm_w < SIGNIFICANT_REAL
     n = jnp.where(parallel[:, None], 0.0, sense[:, None] * w / jnp.where(parallel, 1.0, norm_w)[:, None])
     r = Pb - Pf
     a = jnp.sum(df * db, -1)

@@ -29,8 +29,8 @@ import numpy as np
 from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.forces import ForceElement
 from jaxbody._math import spatial
+from jaxbody._math.linalg import SIGNIFICANT_REAL
 
-SIGNIFICANT_REAL = float(np.finfo(np.float64).eps ** 0.875)  # SimTK::SignificantReal (double)
 _MAX_EXPONENT = 700.0  # exp() argument cap: finite forces and gradients at any depth (|pz - d0| < 0.6 m unaffected)
 
 
