@@ -42,7 +42,7 @@ from jaxbody.io import _xml
 from jaxbody.io._frames import MassAccumulator, rotation_taking, up_direction_against
 from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
-from jaxbody.io.urdf_parse import parse_urdf
+from jaxbody.io.urdf_parse import check_rotational_inertia, parse_urdf
 from jaxbody.io.urdf_passive import add_urdf_passive, check_limits
 from jaxbody.io.urdf_visuals import urdf_visuals
 
@@ -105,6 +105,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
             raise InvalidArgument(
                 f"URDF {j.node.where()}: link {j.child!r} moves but it and everything it carries are massless "
                 f"(no <inertial>): the mass matrix would be singular; give it an <inertial> or make the joint fixed")
+    check_rotational_inertia(root, links, joints)
 
     # Pass 2: the builders.
     system = MultibodySystem()

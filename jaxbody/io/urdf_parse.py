@@ -165,3 +165,44 @@ def parse_urdf(root: Node) -> tuple[str, dict[str, Link], list[Joint]]:
         loop = sorted({j.child for j in joints} - {j.child for j in ordered})
         raise InvalidArgument(f"URDF: links {loop} are not reachable from the root {roots[0]!r} (a loop)")
     return roots[0], links, ordered
+
+
+#: A moment of inertia (kg m^2) about a revolute axis at or below this counts as zero.
+ZERO_ROTATIONAL_INERTIA = 1e-12
+
+
+def check_rotational_inertia(root: str, links: dict, joints: list) -> None:
+    """Raise naming the joint and link when a revolute or continuous joint turns a subtree that has no moment
+    of inertia about the joint's axis at q = 0 (a link on its own axis with zero inertia about it): the mass
+    matrix would be singular there and udot NaN, the rotational twin of a massless moving link.
+
+    Frames: every link frame placed in the root's frame at q = 0 (``R_PJ``, ``p_PJ`` chained, parents first).
+    """
+    R_world, p_world, parent_of = {root: np.eye(3)}, {root: np.zeros(3)}, {}
+    for j in joints:
+        R_world[j.child] = R_world[j.parent] @ j.R_PJ
+        p_world[j.child] = R_world[j.parent] @ j.p_PJ + p_world[j.parent]
+        parent_of[j.child] = j.parent
+
+    def in_subtree(name, top):
+        while name != top and name in parent_of:
+            name = parent_of[name]
+        return name == top
+
+    for j in joints:
+        if j.type not in ("revolute", "continuous"):
+            continue
+        axis, origin = R_world[j.child] @ j.axis, p_world[j.child]
+        moment = 0.0
+        for name, link in links.items():
+            if not in_subtree(name, j.child):
+                continue
+            R = R_world[name]
+            r = R @ link.com + p_world[name] - origin
+            r_perp = r - axis * (axis @ r)
+            moment += axis @ (R @ link.central @ R.T) @ axis + link.mass * (r_perp @ r_perp)
+        if moment <= ZERO_ROTATIONAL_INERTIA:
+            raise InvalidArgument(
+                f"URDF {j.node.where()}: joint {j.name!r} turns link {j.child!r} (and what it carries) about an axis "
+                f"along which it has no moment of inertia ({moment:.3g} kg m^2): the mass matrix would be singular "
+                f"and udot NaN; give the link inertia about the joint axis or make the joint fixed")

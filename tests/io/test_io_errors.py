@@ -2,6 +2,7 @@
 
 import warnings
 
+import jax.numpy as jnp
 import pytest
 
 import jaxbody as jb
@@ -93,3 +94,18 @@ def test_bad_mjcf(joints, equality, message):
         warnings.simplefilter("ignore")
         with pytest.raises(jb.InvalidArgument, match=message):
             jb.io.load_mjcf(text)
+
+
+def test_zero_inertia_about_a_revolute_axis():
+    """A rod along its own revolute axis, mass center on it: no moment about the axis, so the importer refuses it
+    (udot would be NaN); the same rod with its mass center off the axis loads."""
+    rod = '<inertial>{}<mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0" ixy="0" ixz="0" iyz="0"/></inertial>'
+    text = urdf(["base", "rod"], [("spin", "revolute", "base", "rod")])
+    on_axis = text.replace('<link name="rod">' + INERTIAL, '<link name="rod">' + rod.format(""))
+    with pytest.raises(jb.InvalidArgument, match=r"<joint name='spin'> \(line 4\): joint 'spin' turns link 'rod' "
+                                                 r"\(and what it carries\) about an axis along which it has no moment"):
+        jb.io.load_urdf(on_axis)
+    off_axis = text.replace('<link name="rod">' + INERTIAL, '<link name="rod">' + rod.format('<origin xyz="0.1 0 0"/>'))
+    record = jb.io.load_urdf(off_axis)
+    model = record.system.realize_topology()
+    assert bool(jnp.all(jnp.isfinite(model.realize(model.default_state()).acceleration.udot)))
