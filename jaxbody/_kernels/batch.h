@@ -62,6 +62,69 @@ inline int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
+// A buffer's data with its lane map: ``at(lane)`` points at the lane's first element (host or device memory).
+template <typename T>
+struct LaneArray {
+  const T* data = nullptr;
+  LaneMap map;
+  JB_HD const T* at(int64_t lane) const { return data + map.offset(lane); }
+};
+
+template <typename T, typename B>
+LaneArray<T> lane_array(const B& buf, int base_rank, const std::vector<int64_t>& out_lead) {
+  return LaneArray<T>{buf.typed_data(), lane_map(buf, base_rank, out_lead)};
+}
+
+// The Model's numbers of one call, per lane: X_PF (R, p), X_BM (R, p), mass, mass center, inertia about Bo.
+template <typename T>
+struct ModelLanes {
+  LaneArray<T> R_PF, p_PF, R_BM, p_BM, mass, com, inertia;
+  JB_HD Params<T> at(int64_t lane) const {
+    return Params<T>{R_PF.at(lane), p_PF.at(lane), R_BM.at(lane), p_BM.at(lane), mass.at(lane), com.at(lane),
+                     inertia.at(lane)};
+  }
+};
+
+template <typename T, typename B>
+ModelLanes<T> model_lanes(const B& R_PF, const B& p_PF, const B& R_BM, const B& p_BM, const B& mass, const B& com,
+                          const B& inertia, const std::vector<int64_t>& out_lead) {
+  return ModelLanes<T>{lane_array<T>(R_PF, 3, out_lead), lane_array<T>(p_PF, 2, out_lead),
+                       lane_array<T>(R_BM, 3, out_lead), lane_array<T>(p_BM, 2, out_lead),
+                       lane_array<T>(mass, 1, out_lead), lane_array<T>(com, 2, out_lead),
+                       lane_array<T>(inertia, 3, out_lead)};
+}
+
+// The generic mobilizers' X_FM (R, p), H_FM and HDot_FM u computed by JAX, per lane (HDot u may be absent).
+template <typename T>
+struct GenericLanes {
+  LaneArray<T> R, p, H, HDu;
+  JB_HD Generic<T> at(int64_t lane) const {
+    return Generic<T>{R.at(lane), p.at(lane), H.at(lane), HDu.data ? HDu.at(lane) : nullptr};
+  }
+};
+
+template <typename T, typename B>
+GenericLanes<T> generic_lanes(const B& R, const B& p, const B& H, const B* HDu, const std::vector<int64_t>& out_lead) {
+  return GenericLanes<T>{lane_array<T>(R, 3, out_lead), lane_array<T>(p, 2, out_lead), lane_array<T>(H, 3, out_lead),
+                         HDu ? lane_array<T>(*HDu, 2, out_lead) : LaneArray<T>{}};
+}
+
+// The tree's description as FFI attributes (jaxbody._kernels.layout.KernelLayout.attributes), for a binding.
+#define JB_TREE_ATTRS                                          \
+  .Attr<ffi::Span<const int64_t>>("parent")                    \
+      .Attr<ffi::Span<const int64_t>>("code")                  \
+      .Attr<ffi::Span<const int64_t>>("q_start")               \
+      .Attr<ffi::Span<const int64_t>>("u_start")               \
+      .Attr<ffi::Span<const int64_t>>("nu_b")                  \
+      .Attr<ffi::Span<const int64_t>>("generic")               \
+      .Attr<int64_t>("nu_cols")
+
+// The handler parameters that JB_TREE_ATTRS binds, in its order.
+#define JB_TREE_ATTR_PARAMS                                                                                  \
+  ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code, ffi::Span<const int64_t> q_start,         \
+      ffi::Span<const int64_t> u_start, ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic,    \
+      int64_t nu_cols
+
 inline Tree make_tree(ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code, ffi::Span<const int64_t> q_start,
                ffi::Span<const int64_t> u_start, ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic,
                int64_t nq, int64_t nu, int64_t ng, int64_t nu_cols) {

@@ -44,18 +44,11 @@ template <ffi::DataType DT>
 using Buf = ffi::Buffer<DT>;
 
 template <ffi::DataType DT>
-struct ModelInputs {
-  Buf<DT> R_PF, p_PF, R_BM, p_BM, mass, com, inertia, gR, gp, gH;
-};
-
-template <ffi::DataType DT>
 ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p,
                            Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com,
                            Buf<DT> inertia, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu,
                            ffi::ResultBuffer<DT> udot, ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau,
-                           ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code,
-                           ffi::Span<const int64_t> q_start, ffi::Span<const int64_t> u_start,
-                           ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic, int64_t nu_cols) {
+                           JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   const auto out_lead = leading_dims(*udot, 1);
   const int64_t lanes = product(out_lead);
@@ -65,11 +58,9 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
   if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
   const LaneMap mq = lane_map(q, 1, out_lead), mu = lane_map(u, 1, out_lead), mf = lane_map(f, 1, out_lead),
                 mF = lane_map(F, 3, out_lead), mW = lane_map(W, 2, out_lead), mk = lane_map(known, 1, out_lead),
-                mup = lane_map(udot_p, 1, out_lead), mRPF = lane_map(R_PF, 3, out_lead),
-                mpPF = lane_map(p_PF, 2, out_lead), mRBM = lane_map(R_BM, 3, out_lead),
-                mpBM = lane_map(p_BM, 2, out_lead), mm = lane_map(mass, 1, out_lead), mc = lane_map(com, 2, out_lead),
-                mI = lane_map(inertia, 3, out_lead), mgR = lane_map(gR, 3, out_lead), mgp = lane_map(gp, 2, out_lead),
-                mgH = lane_map(gH, 3, out_lead), mgHD = lane_map(gHDu, 2, out_lead);
+                mup = lane_map(udot_p, 1, out_lead);
+  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead);
+  const auto gen = generic_lanes<T>(gR, gp, gH, &gHDu, out_lead);
   T* udot_out = udot->typed_data();
   T* A_out = A_GB->typed_data();
   T* tau_out = tau->typed_data();
@@ -78,16 +69,10 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
     Work<T> w;
     w.bind(scratch.data(), tree.nb1);
     for (int64_t lane = first; lane < last; ++lane) {
-      const Params<T> prm{R_PF.typed_data() + mRPF.offset(lane), p_PF.typed_data() + mpPF.offset(lane),
-                          R_BM.typed_data() + mRBM.offset(lane), p_BM.typed_data() + mpBM.offset(lane),
-                          mass.typed_data() + mm.offset(lane),    com.typed_data() + mc.offset(lane),
-                          inertia.typed_data() + mI.offset(lane)};
-      const Generic<T> gen{gR.typed_data() + mgR.offset(lane), gp.typed_data() + mgp.offset(lane),
-                           gH.typed_data() + mgH.offset(lane), gHDu.typed_data() + mgHD.offset(lane)};
       forward_dynamics_lane(tree, q.typed_data() + mq.offset(lane), u.typed_data() + mu.offset(lane),
                             f.typed_data() + mf.offset(lane), F.typed_data() + mF.offset(lane),
                             W.typed_data() + mW.offset(lane), known.typed_data() + mk.offset(lane),
-                            udot_p.typed_data() + mup.offset(lane), prm, gen, w, udot_out + lane * nu,
+                            udot_p.typed_data() + mup.offset(lane), model.at(lane), gen.at(lane), w, udot_out + lane * nu,
                             A_out + lane * 6 * tree.nb1, tau_out + lane * nu);
     }
   });
@@ -97,9 +82,7 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
 template <ffi::DataType DT>
 ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass,
                     Buf<DT> com, Buf<DT> inertia, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs,
-                    ffi::ResultBuffer<DT> out, ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code,
-                    ffi::Span<const int64_t> q_start, ffi::Span<const int64_t> u_start,
-                    ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic, int64_t nu_cols) {
+                    ffi::ResultBuffer<DT> out, JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   const auto out_lead = leading_dims(*out, 2);
   const int64_t lanes = product(out_lead);
@@ -109,11 +92,9 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
   const int64_t ng = gR.dimensions()[gR.dimensions().size() - 3];
   const Tree tree = make_tree(parent, code, q_start, u_start, nu_b, generic, nq, nu, ng, nu_cols);
   if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
-  const LaneMap mq = lane_map(q, 1, out_lead), mk = lane_map(known, 1, out_lead), mRPF = lane_map(R_PF, 3, out_lead),
-                mpPF = lane_map(p_PF, 2, out_lead), mRBM = lane_map(R_BM, 3, out_lead),
-                mpBM = lane_map(p_BM, 2, out_lead), mm = lane_map(mass, 1, out_lead), mc = lane_map(com, 2, out_lead),
-                mI = lane_map(inertia, 3, out_lead), mgR = lane_map(gR, 3, out_lead), mgp = lane_map(gp, 2, out_lead),
-                mgH = lane_map(gH, 3, out_lead), mr = lane_map(rhs, 2, out_lead);
+  const LaneMap mq = lane_map(q, 1, out_lead), mk = lane_map(known, 1, out_lead), mr = lane_map(rhs, 2, out_lead);
+  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead);
+  const auto gen = generic_lanes<T>(gR, gp, gH, static_cast<const Buf<DT>*>(nullptr), out_lead);
   T* o = out->typed_data();
   parallel_lanes(lanes, 16, [&](int64_t first, int64_t last) {
     std::vector<T> scratch(Work<T>::per_body * tree.nb1 + 3 * (nu + 1));
@@ -123,27 +104,12 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
     T* col_out = col_in + nu + 1;
     T* tau = col_out + nu + 1;
     for (int64_t lane = first; lane < last; ++lane) {
-      const Params<T> prm{R_PF.typed_data() + mRPF.offset(lane), p_PF.typed_data() + mpPF.offset(lane),
-                          R_BM.typed_data() + mRBM.offset(lane), p_BM.typed_data() + mpBM.offset(lane),
-                          mass.typed_data() + mm.offset(lane),    com.typed_data() + mc.offset(lane),
-                          inertia.typed_data() + mI.offset(lane)};
-      const Generic<T> gen{gR.typed_data() + mgR.offset(lane), gp.typed_data() + mgp.offset(lane),
-                           gH.typed_data() + mgH.offset(lane), nullptr};
-      m_inverse_lane(tree, q.typed_data() + mq.offset(lane), known.typed_data() + mk.offset(lane), prm, gen,
+      m_inverse_lane(tree, q.typed_data() + mq.offset(lane), known.typed_data() + mk.offset(lane), model.at(lane), gen.at(lane),
                      rhs.typed_data() + mr.offset(lane), k, w, col_in, col_out, tau, o + lane * nu * k);
     }
   });
   return ffi::Error::Success();
 }
-
-#define JB_TREE_ATTRS                                          \
-  .Attr<ffi::Span<const int64_t>>("parent")                    \
-      .Attr<ffi::Span<const int64_t>>("code")                  \
-      .Attr<ffi::Span<const int64_t>>("q_start")               \
-      .Attr<ffi::Span<const int64_t>>("u_start")               \
-      .Attr<ffi::Span<const int64_t>>("nu_b")                  \
-      .Attr<ffi::Span<const int64_t>>("generic")               \
-      .Attr<int64_t>("nu_cols")
 
 #define JB_FD_BINDING(DT)                                                                                     \
   ffi::Ffi::Bind()                                                                                            \

@@ -19,9 +19,10 @@ namespace {
 
 template <typename T>
 struct FdArgs {
-  const T *q, *u, *f, *F, *W, *known, *udot_p, *R_PF, *p_PF, *R_BM, *p_BM, *mass, *com, *inertia, *gR, *gp, *gH,
-      *gHDu;
-  LaneMap mq, mu, mf, mF, mW, mk, mup, mRPF, mpPF, mRBM, mpBM, mm, mc, mI, mgR, mgp, mgH, mgHD;
+  const T *q, *u, *f, *F, *W, *known, *udot_p;
+  LaneMap mq, mu, mf, mF, mW, mk, mup;
+  ModelLanes<T> model;
+  GenericLanes<T> gen;
   T *udot, *A_GB, *tau, *scratch;
 };
 
@@ -31,14 +32,9 @@ __global__ void forward_dynamics_kernel(Tree tree, FdArgs<T> a, int64_t lanes) {
   if (lane >= lanes) return;
   Work<T> w;
   w.bind(a.scratch + lane * Work<T>::per_body * tree.nb1, tree.nb1);
-  const Params<T> prm{a.R_PF + a.mRPF.offset(lane), a.p_PF + a.mpPF.offset(lane), a.R_BM + a.mRBM.offset(lane),
-                      a.p_BM + a.mpBM.offset(lane), a.mass + a.mm.offset(lane),   a.com + a.mc.offset(lane),
-                      a.inertia + a.mI.offset(lane)};
-  const Generic<T> gen{a.gR + a.mgR.offset(lane), a.gp + a.mgp.offset(lane), a.gH + a.mgH.offset(lane),
-                       a.gHDu + a.mgHD.offset(lane)};
   forward_dynamics_lane(tree, a.q + a.mq.offset(lane), a.u + a.mu.offset(lane), a.f + a.mf.offset(lane),
                         a.F + a.mF.offset(lane), a.W + a.mW.offset(lane), a.known + a.mk.offset(lane),
-                        a.udot_p + a.mup.offset(lane), prm, gen, w, a.udot + lane * tree.nu,
+                        a.udot_p + a.mup.offset(lane), a.model.at(lane), a.gen.at(lane), w, a.udot + lane * tree.nu,
                         a.A_GB + lane * 6 * tree.nb1, a.tau + lane * tree.nu);
 }
 
@@ -51,9 +47,7 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
                                Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia, Buf<DT> gR,
                                Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu, ffi::ResultBuffer<DT> udot,
                                ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau,
-                               ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code,
-                               ffi::Span<const int64_t> q_start, ffi::Span<const int64_t> u_start,
-                               ffi::Span<const int64_t> nu_b, ffi::Span<const int64_t> generic, int64_t nu_cols) {
+                               JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   const auto out_lead = leading_dims(*udot, 1);
   const int64_t lanes = product(out_lead);
@@ -72,15 +66,11 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
   tree.parent = dev; tree.code = dev + nb1; tree.q_start = dev + 2 * nb1; tree.u_start = dev + 3 * nb1;
   tree.nu_b = dev + 4 * nb1; tree.generic = dev + 5 * nb1;
   FdArgs<T> a{q.typed_data(), u.typed_data(), f.typed_data(), F.typed_data(), W.typed_data(), known.typed_data(),
-              udot_p.typed_data(), R_PF.typed_data(), p_PF.typed_data(), R_BM.typed_data(), p_BM.typed_data(),
-              mass.typed_data(), com.typed_data(), inertia.typed_data(), gR.typed_data(), gp.typed_data(),
-              gH.typed_data(), gHDu.typed_data(),
+              udot_p.typed_data(),
               lane_map(q, 1, out_lead), lane_map(u, 1, out_lead), lane_map(f, 1, out_lead), lane_map(F, 3, out_lead),
               lane_map(W, 2, out_lead), lane_map(known, 1, out_lead), lane_map(udot_p, 1, out_lead),
-              lane_map(R_PF, 3, out_lead), lane_map(p_PF, 2, out_lead), lane_map(R_BM, 3, out_lead),
-              lane_map(p_BM, 2, out_lead), lane_map(mass, 1, out_lead), lane_map(com, 2, out_lead),
-              lane_map(inertia, 3, out_lead), lane_map(gR, 3, out_lead), lane_map(gp, 2, out_lead),
-              lane_map(gH, 3, out_lead), lane_map(gHDu, 2, out_lead),
+              model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead),
+              generic_lanes<T>(gR, gp, gH, &gHDu, out_lead),
               udot->typed_data(), A_GB->typed_data(), tau->typed_data(), static_cast<T*>(*work)};
   const int threads = 64;
   const int64_t blocks = (lanes + threads - 1) / threads;
@@ -97,14 +87,7 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>()                                                           \
-      .Attr<ffi::Span<const int64_t>>("parent")                                                               \
-      .Attr<ffi::Span<const int64_t>>("code")                                                                 \
-      .Attr<ffi::Span<const int64_t>>("q_start")                                                              \
-      .Attr<ffi::Span<const int64_t>>("u_start")                                                              \
-      .Attr<ffi::Span<const int64_t>>("nu_b")                                                                 \
-      .Attr<ffi::Span<const int64_t>>("generic")                                                              \
-      .Attr<int64_t>("nu_cols")
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
 
 }  // namespace
 
