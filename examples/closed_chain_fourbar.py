@@ -67,7 +67,7 @@ def make_coupler_curve(model, crank, coupler, rocker):
 
         def assemble(q_prev, theta):
             state = crank.lock_at(state0.set_q(q_prev), theta)  # the crank angle is held; the others move
-            state, results = m.project_q(state, OPTIONS)
+            state, results = m.project_q(state, options=OPTIONS)
             point = coupler.find_station_location_in_ground(m.realize(state, jb.Stage.Position), COUPLER_POINT)
             return state.q, (point[:2], state.q, results.success)
 

@@ -10,6 +10,8 @@ O(m n); ``calc_projected_m_inv`` is m articulated-body solves.
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 
@@ -24,9 +26,9 @@ from jaxbody._constraints.projection import ProjectOptions
 from jaxbody._dynamics.kinematics import realize_position
 from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
+from jaxbody.errors import InvalidArgument
 from jaxbody._typing import Stage
 
-DEFAULT_PROJECT_OPTIONS = ProjectOptions()  # Simbody's defaults (accuracy 1e-4)
 
 
 class ModelConstraints:
@@ -259,25 +261,40 @@ class ModelConstraints:
     # -- projection with this Model's parameters (differentiable with respect to them) ---------------
 
     @operator(jit=True)
-    def project_q(self, state: State, options: ProjectOptions = DEFAULT_PROJECT_OPTIONS):
+    def project_q(self, state: State, accuracy=None, options: ProjectOptions | None = None, q_err_estimate=None):
         """Project q onto ``perr(q) = 0`` with this Model's parameters. Returns (state, ProjectResults).
 
-        The kernel of ``system.project_q`` (free q's only: locked and prescribed q's stay; quaternions
-        normalized) without the System's counters, so that a Model whose parameters were changed
-        (``jb.replace_parameters``, a vmapped batch of models, a model being differentiated) projects with
-        its own numbers: the implicit-function VJP gives gradients with respect to the Model's leaves.
+        Free q's only (locked and prescribed q's stay; quaternions normalized). ``accuracy`` overrides
+        ``options.accuracy`` (default ProjectOptions(): 1e-4); ``q_err_estimate`` (nq,), if given, is projected
+        too (Simbody's error-estimate projection). ``system.project_q`` is this plus Simbody's counters. A Model
+        whose parameters were changed (``jb.replace_parameters``, a vmapped batch of models, a model being
+        differentiated) projects with its own numbers: the implicit-function VJP gives gradients with respect
+        to the Model's leaves.
         """
-        return projection.project_q(self, state, options)
+        return projection.project_q(self, state, project_options(accuracy, options), q_err_estimate)
 
     @operator(jit=True)
-    def project_u(self, state: State, options: ProjectOptions = DEFAULT_PROJECT_OPTIONS):
-        """Project u onto the velocity constraints with this Model's parameters (see project_q). Returns (state, ProjectResults)."""
-        return projection.project_u(self, state, options)
+    def project_u(self, state: State, accuracy=None, options: ProjectOptions | None = None, u_err_estimate=None):
+        """Project u onto the velocity constraints with this Model's parameters (see project_q; ``u_err_estimate``
+        (nu,) is projected too). Returns (state, ProjectResults)."""
+        return projection.project_u(self, state, project_options(accuracy, options), u_err_estimate)
 
     @operator(jit=True)
-    def project(self, state: State, options: ProjectOptions = DEFAULT_PROJECT_OPTIONS):
-        """Simbody's System::project with this Model's parameters: prescribe q, project q, prescribe u, project u."""
-        return projection.project(self, state, options)
+    def project(self, state: State, accuracy=None, options: ProjectOptions | None = None):
+        """Simbody's System::project with this Model's parameters: prescribe q, project q, prescribe u, project u.
+        Same arguments as ``system.project`` (which adds Simbody's counters). Returns (state, ProjectResults)."""
+        return projection.project(self, state, project_options(accuracy, options))
+
+
+def project_options(accuracy=None, options: ProjectOptions | None = None) -> ProjectOptions:
+    """``options`` (default ProjectOptions()) with ``accuracy`` in place of its own when given."""
+    if isinstance(accuracy, ProjectOptions):
+        raise InvalidArgument("project: the second argument is the accuracy (a number); pass options=jb.ProjectOptions(...)")
+    if options is None:
+        options = ProjectOptions()
+    if not isinstance(options, ProjectOptions):
+        raise InvalidArgument(f"project: options must be a jb.ProjectOptions, got {type(options).__name__}")
+    return options if accuracy is None else dataclasses.replace(options, accuracy=float(accuracy))
 
 
 def _velocity_ops(model, state) -> VelocityConstraintOperators:

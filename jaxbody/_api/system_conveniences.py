@@ -23,25 +23,17 @@ iterations and error norms per lane).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import jax
 import numpy as np
 
-from jaxbody._api.operator import entry_point
-from jaxbody._constraints import projection
-from jaxbody._constraints.projection import ProjectOptions
+from jaxbody._api.model_constraints import project_options
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 from jaxbody._integrators.settings import DEFAULT_TIME_SCALE
 
 _AXES = {"x": 0, "y": 1, "z": 2}
-
-# Compiled once per topology, argument shapes and ProjectOptions (static): eager calls do not retrace.
-_project = entry_point(projection.project, "System.project")
-_project_q = entry_point(projection.project_q, "System.project_q")
-_project_u = entry_point(projection.project_u, "System.project_u")
 
 
 class SystemConveniences:
@@ -100,41 +92,36 @@ class SystemConveniences:
         model._check_state(state, operation)
         return model
 
-    @staticmethod
-    def _project_options(accuracy, options):
-        if options is None:
-            return ProjectOptions() if accuracy is None else ProjectOptions(accuracy=float(accuracy))
-        if accuracy is not None:
-            return dataclasses.replace(options, accuracy=float(accuracy))
-        return options
-
     def project(self, state, accuracy=None, options=None):
         """Simbody's System::project: prescribe q, project q, prescribe u, project u. Returns (state, ProjectResults).
+        ``model.project`` with the same arguments, plus Simbody's projection counters.
 
         Weighted least squares over the free coordinates, quaternions normalized, failure reported in the
         results (never raised); differentiable. ``accuracy`` overrides ``options.accuracy`` (default 1e-4).
         """
         self._num_project_q_calls += 1
         self._num_project_u_calls += 1
-        opts = self._project_options(accuracy, options)
-        new_state, results = out = _project(self._model_for(state, "project"), state, opts)
+        opts = project_options(accuracy, options)
+        new_state, results = out = self._model_for(state, "project").project(state, options=opts)
         self._count_outcome("q", state.q, new_state.q, results.q_final_norm <= opts.accuracy, None)
         self._count_outcome("u", state.u, new_state.u, results.u_final_norm <= opts.accuracy, None)
         return out
 
     def project_q(self, state, accuracy=None, options=None, q_err_estimate=None):
-        """Position projection only (see jaxbody._constraints.projection.project_q). Returns (state, ProjectResults)."""
+        """Position projection only: ``model.project_q`` plus Simbody's counters. Returns (state, ProjectResults)."""
         self._num_project_q_calls += 1
-        opts = self._project_options(accuracy, options)
-        new_state, results = out = _project_q(self._model_for(state, "project_q"), state, opts, q_err_estimate)
+        opts = project_options(accuracy, options)
+        new_state, results = out = self._model_for(state, "project_q").project_q(state, options=opts,
+                                                                                 q_err_estimate=q_err_estimate)
         self._count_outcome("q", state.q, new_state.q, results.success, q_err_estimate)
         return out
 
     def project_u(self, state, accuracy=None, options=None, u_err_estimate=None):
-        """Velocity projection only (see jaxbody._constraints.projection.project_u). Returns (state, ProjectResults)."""
+        """Velocity projection only: ``model.project_u`` plus Simbody's counters. Returns (state, ProjectResults)."""
         self._num_project_u_calls += 1
-        opts = self._project_options(accuracy, options)
-        new_state, results = out = _project_u(self._model_for(state, "project_u"), state, opts, u_err_estimate)
+        opts = project_options(accuracy, options)
+        new_state, results = out = self._model_for(state, "project_u").project_u(state, options=opts,
+                                                                                 u_err_estimate=u_err_estimate)
         self._count_outcome("u", state.u, new_state.u, results.success, u_err_estimate)
         return out
 

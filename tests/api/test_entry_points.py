@@ -28,9 +28,9 @@ def _system_and_model():
 
 
 CALLS = {
-    "System.project": lambda system, s: system.project(s, 1e-10)[0].q,
-    "System.project_q": lambda system, s: system.project_q(s, 1e-10)[0].q,
-    "System.project_u": lambda system, s: system.project_u(s, 1e-10)[0].u,
+    "ModelConstraints.project": lambda system, s: system.project(s, 1e-10)[0].q,
+    "ModelConstraints.project_q": lambda system, s: system.project_q(s, 1e-10)[0].q,
+    "ModelConstraints.project_u": lambda system, s: system.project_u(s, 1e-10)[0].u,
     "ModelMotion.prescribe_q": lambda system, s: system.prescribe(s).q,
     "ModelMotion.prescribe_u": lambda system, s: system.prescribe(s).u,
     "Model.realize": lambda system, s: system.realize(s).acceleration.udot,

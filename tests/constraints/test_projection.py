@@ -119,7 +119,7 @@ def test_gradient_far_off_a_curved_manifold():
 
     def projected(bend):
         state = model.default_state().set_q(q_ref + bend * profile)
-        return model.project_q(state, options), state
+        return model.project_q(state, options=options), state
 
     @jax.jit
     def loss(bend):
