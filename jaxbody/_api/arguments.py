@@ -8,7 +8,10 @@ from jaxbody.errors import InvalidArgument
 
 
 def integer(x, what: str) -> int:
-    """``x`` as a Python int (ints and NumPy integers), else InvalidArgument "``what`` must be an integer"."""
+    """``x`` as a Python int (ints and NumPy integers; not bools), else InvalidArgument "``what`` must be an
+    integer"."""
+    if isinstance(x, bool):
+        raise InvalidArgument(f"{what} must be an integer, got {x!r}")
     try:
         return operator.index(x)
     except TypeError:

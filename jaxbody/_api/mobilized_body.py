@@ -222,8 +222,8 @@ class MobilizedBody(
         label = name or "Custom"
         params = np.zeros(0) if params is None else np.atleast_1d(np.asarray(params, dtype=float))
         mobilizer = mob.Custom(
-            x_fm_fn=calc_x_fm, nq_alloc=_int(nq, "nq", label), nu=_int(nu, "nu", label),
-            n_angles=_int(n_angles, "n_angles", label), h_fm_fn=calc_h_fm, n_fn=multiply_by_n,
+            x_fm_fn=calc_x_fm, nq_alloc=integer(nq, f"{label}: nq"), nu=integer(nu, f"{label}: nu"),
+            n_angles=integer(n_angles, f"{label}: n_angles"), h_fm_fn=calc_h_fm, n_fn=multiply_by_n,
             n_inv_fn=multiply_by_n_inv, n_params=params.size,
         )
         mob.validate_custom(mobilizer, params, label)
@@ -359,12 +359,6 @@ class MobilizedBody(
     def set_u_from_vector(self, state: State, u) -> State:
         u = _vector(u, self.get_num_u(), f"{self.name}: u")
         return state.set_u(state.u.at[self._u_slice()].set(u))
-
-
-def _int(x, what, name):
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
-        raise InvalidArgument(f"{name}: {what} must be an integer, got {x!r}")
-    return int(x)
 
 
 def _vector(x, n, what):

@@ -603,6 +603,7 @@ def _pin_x(q, prm):
         (dict(calc_x_fm=_pin_x, nq=8, nu=2), "nq must be in"),
         (dict(calc_x_fm=_pin_x, nq=1, nu=2), "nq must be in"),
         (dict(calc_x_fm=_pin_x, nq=1.0, nu=1), "nq must be an integer"),
+        (dict(calc_x_fm=_pin_x, nq=1, nu=True), "nu must be an integer, got True"),
         (dict(calc_x_fm=_pin_x, nq=2, nu=2, n_angles=5), "n_angles must be in"),
         (dict(calc_x_fm=_pin_x, nq=4, nu=3, n_angles=4), "qdot = u .* needs nq == nu and no quaternion"),
         (dict(calc_x_fm=_pin_x, nq=2, nu=1), "qdot = u .* needs nq == nu"),
