@@ -306,14 +306,18 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
     return state.set_u(u), results
 
 
-def project(model, state, options: ProjectOptions = ProjectOptions()):
-    """Simbody's System::project: prescribe q, project q, prescribe u, project u. Returns (state, results)."""
+def project(model, state, options: ProjectOptions = ProjectOptions(), q_err_estimate=None, u_err_estimate=None):
+    """Simbody's System::project: prescribe q, project q, prescribe u, project u. Returns (state, results).
+
+    With error estimates (the integrators' projection, Simbody's attemptDAEStep), each is projected with its
+    level and comes back in ``results.q_err_estimate`` / ``u_err_estimate``.
+    """
     state = prescribed.prescribe_q(model, state)
-    state, rq = project_q(model, state, options)
+    state, rq = project_q(model, state, options, q_err_estimate)
     state = prescribed.prescribe_u(model, state)
-    state, ru = project_u(model, state, options)
+    state, ru = project_u(model, state, options, u_err_estimate)
     results = dataclasses.replace(
         ru, success=rq.success & ru.success, q_iterations=rq.q_iterations, q_entry_norm=rq.q_entry_norm,
-        q_final_norm=rq.q_final_norm,
+        q_final_norm=rq.q_final_norm, q_err_estimate=rq.q_err_estimate,
     )
     return state, results

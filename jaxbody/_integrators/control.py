@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._constraints.projection import ProjectOptions, project_q, project_u
+from jaxbody._constraints.projection import ProjectOptions, project
 from jaxbody._integrators.methods import split_y, with_y
 from jaxbody._integrators.settings import IntegratorSettings
 from jaxbody._dynamics import prescribed
@@ -74,22 +74,19 @@ def projection_options(settings: IntegratorSettings, local: bool = True, force=N
 
 
 def project_with_error(model, state, err, options: ProjectOptions):
-    """prescribe q, project q (with the q part of err), prescribe u, project u (with the u part).
+    """``projection.project`` with the q and u parts of the error estimate ``err`` (y layout: q, u, z).
 
     Returns (state, err, success, projected): the error estimate loses its component normal to the
     manifold where a projection ran (Simbody's attemptDAEStep); ``projected`` counts q and u projections.
     """
     nq, nu = state.q.shape[0], state.u.shape[0]
     eq, eu, ez = err[:nq], err[nq:nq + nu], err[nq + nu:]
-    s = prescribed.prescribe_q(model, state)
-    s, rq = project_q(model, s, options, q_err_estimate=eq)
-    s = prescribed.prescribe_u(model, s)
-    s, ru = project_u(model, s, options, u_err_estimate=eu)
-    moved_q, moved_u = rq.q_iterations > 0, ru.u_iterations > 0
-    eq = jnp.where(moved_q, rq.q_err_estimate, eq)
-    eu = jnp.where(moved_u, ru.u_err_estimate, eu)
+    s, results = project(model, state, options, q_err_estimate=eq, u_err_estimate=eu)
+    moved_q, moved_u = results.q_iterations > 0, results.u_iterations > 0
+    eq = jnp.where(moved_q, results.q_err_estimate, eq)
+    eu = jnp.where(moved_u, results.u_err_estimate, eu)
     projected = moved_q.astype(jnp.int32) + moved_u.astype(jnp.int32)
-    return s, jnp.concatenate([eq, eu, ez]), rq.success & ru.success, projected
+    return s, jnp.concatenate([eq, eu, ez]), results.success, projected
 
 
 def hermite(t0, y0, f0, t1, y1, f1, t):
