@@ -4,7 +4,7 @@ The continuous system is ``qdot = N(q) u``, ``udot = M^-1 (f + J^T F - c)``,
 ``zdot`` from the force elements' state variables, with the State's applied
 forces held constant over a step. Prescribed motion and locks are honoured as Simbody's
 integrators do (catalogue 6.1): every stage evaluation sets t, q, u, then
-``model.prescribe`` (prescribeQ, prescribeU) and realizes; the known udots
+``prescribed.prescribe`` (prescribeQ, prescribeU) and realizes; the known udots
 enter the dynamics; the state after a step is prescribed again, so prescribed
 q and u follow their functions exactly. Quaternions are renormalized after
 every step (Simbody does this in projection). Everything is pure, so
@@ -23,31 +23,18 @@ from __future__ import annotations
 import operator
 
 import jax
-import jax.numpy as jnp
 
+from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._dynamics.state import State
-from jaxbody._typing import Stage
+from jaxbody._integrators.methods import (
+    RUNGE_KUTTA_4,
+    calc_ydot,
+    join_y,
+    rk_attempt,
+    semi_explicit_euler_step,
+    with_y,
+)
 from jaxbody.errors import InvalidArgument
-from jaxbody._dynamics.kinematics import calc_q_dot
-from jaxbody._dynamics import kinematics
-from jaxbody._realize import realize
-from jaxbody._dynamics import prescribed
-
-
-def calc_state_derivative(model, state: State, q, u, t=None):
-    """(qdot, udot) at (t, q, u) (t defaults to state.t) with the state's applied forces and locks.
-
-    Known q and u are first replaced by their prescribed values (prescribed.prescribe).
-    """
-    s = state if t is None else state.set_time(t)
-    s = realize(model, prescribed.prescribe(model, s.set_q(q).set_u(u)), Stage.Acceleration)
-    return s.velocity.qdot, s.acceleration.udot
-
-
-def calc_state_derivatives(model, state: State, q, u, z, t):
-    """(qdot, udot, zdot) at (t, q, u, z) with the state's applied forces and locks (prescribed first)."""
-    s = realize(model, prescribed.prescribe(model, state.set_time(t).set_q(q).set_u(u).set_z(z)), Stage.Acceleration)
-    return s.velocity.qdot, s.acceleration.udot, s.dynamics.zdot
 
 
 def _finish_step(model, state: State) -> State:
@@ -57,36 +44,25 @@ def _finish_step(model, state: State) -> State:
 def step_rk4(model, state: State, dt) -> State:
     """One classic 4th-order Runge-Kutta step of size dt (s); returns the unrealized new state.
 
-    The four stage evaluations run as a 4-iteration ``lax.scan`` so the
-    dynamics are traced and compiled once, not four times.
+    Simbody's RungeKutta tableau through the same stage engine as the TimeStepper's integrators
+    (jaxbody._integrators.methods.rk_attempt: the four stages run as a ``lax.scan``, so the dynamics are
+    traced and compiled once, not four times).
     """
     model._check_state(state, "jb.step_rk4")
-    y = (state.q, state.u, state.z)
-    c = jnp.asarray([0.0, 0.5, 0.5, 1.0], state.q.dtype)
-    w = jnp.asarray([1.0, 2.0, 2.0, 1.0], state.q.dtype) / 6
-
-    def stage(carry, coefficients):
-        k, total = carry
-        ci, wi = coefficients
-        yi = jax.tree_util.tree_map(lambda y0, ki: y0 + ci * dt * ki, y, k)
-        k = calc_state_derivatives(model, state, *yi, state.t + ci * dt)
-        return (k, jax.tree_util.tree_map(lambda a, ki: a + wi * ki, total, k)), None
-
-    zeros = jax.tree_util.tree_map(jnp.zeros_like, y)
-    (_, total), _ = jax.lax.scan(stage, (zeros, zeros), (c, w))
-    q, u, z = jax.tree_util.tree_map(lambda y0, a: y0 + dt * a, y, total)
-    new = state.set_time(state.t + dt).set_q(q).set_u(u).set_z(z)
-    return _finish_step(model, new)
+    y0 = join_y(state)
+    y1, _, _ = rk_attempt(RUNGE_KUTTA_4, model, state, state.t, y0, None, dt)
+    return _finish_step(model, with_y(state, state.t + dt, y1))
 
 
 def step_semi_explicit_euler(model, state: State, dt) -> State:
-    """Symplectic (semi-explicit) Euler: ``u += dt udot(q, u)``, then ``q += dt N(q) u_new`` (state prescribed first)."""
+    """Symplectic (semi-explicit) Euler: ``u += dt udot(q, u)``, then ``q += dt N(q) u_new`` (state prescribed first);
+    the SemiExplicitEuler integrator's step (jaxbody._integrators.methods)."""
     model._check_state(state, "jb.step_semi_explicit_euler")
-    s = realize(model, prescribed.prescribe(model, state), Stage.Acceleration)
-    u_new = s.u + dt * s.acceleration.udot
-    qdot = calc_q_dot(model, s, u_new)
-    new = s.set_time(s.t + dt).set_q(s.q + dt * qdot).set_u(u_new).set_z(s.z + dt * s.dynamics.zdot)
-    return _finish_step(model, new)
+    s = prescribed.prescribe(model, state)
+    y0 = join_y(s)
+    f0 = calc_ydot(model, s, s.t, y0)
+    y1 = semi_explicit_euler_step(model, s, s.t, y0, f0, dt)
+    return _finish_step(model, with_y(s, s.t + dt, y1))
 
 
 def step_counts(n_steps, save_every) -> tuple[int, int]:
@@ -137,4 +113,4 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     return final, traj
 
 
-__all__ = ["calc_state_derivative", "calc_state_derivatives", "simulate", "step_rk4", "step_semi_explicit_euler"]
+__all__ = ["simulate", "step_rk4", "step_semi_explicit_euler"]

@@ -86,17 +86,20 @@ RUNGE_KUTTA_FELDBERG = Tableau(
 
 
 def rk_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
-    """One explicit RK step: (y1, error estimate (ny,), stage evaluations). f0 = f(t0, y0) is reused."""
+    """One explicit RK step: (y1, error estimate (ny,), stage evaluations). f0 = f(t0, y0) is reused; with
+    f0 None it is the scan's first stage (jb.step_rk4: the dynamics are traced once)."""
     s = len(tableau.c)
     a = jnp.asarray(np.asarray(tableau.a), y0.dtype)
     c = jnp.asarray(tableau.c, y0.dtype)
-    k = jnp.zeros((s,) + y0.shape, y0.dtype).at[0].set(f0)
+    k = jnp.zeros((s,) + y0.shape, y0.dtype)
+    if f0 is not None:
+        k = k.at[0].set(f0)
 
     def stage(k, i):
         fi = calc_ydot(model, base, t0 + c[i] * h, y0 + h * (a[i] @ k))
         return k.at[i].set(fi), None
 
-    k, _ = jax.lax.scan(stage, k, jnp.arange(1, s))
+    k, _ = jax.lax.scan(stage, k, jnp.arange(0 if f0 is None else 1, s))
     y1 = y0 + h * (jnp.asarray(tableau.b, y0.dtype) @ k)
     if tableau.e is None:
         err = jnp.zeros_like(y0)
@@ -111,7 +114,7 @@ def explicit_euler_attempt(model, base: State, t0, y0, f0, h):
     return y0 + h * f0, jnp.zeros_like(y0), 0
 
 
-def _semi_explicit_euler(model, base: State, t0, y0, f0, h):
+def semi_explicit_euler_step(model, base: State, t0, y0, f0, h):
     """u1 = u0 + h udot0, z1 = z0 + h zdot0, q1 = q0 + h N(q0) u1 (udot0 from f0): no new stage evaluation."""
     q0, u0, z0 = split_y(base, y0)
     _, udot0, zdot0 = split_y(base, f0)
@@ -123,15 +126,15 @@ def _semi_explicit_euler(model, base: State, t0, y0, f0, h):
 
 def semi_explicit_euler_attempt(model, base: State, t0, y0, f0, h):
     """Symplectic Euler, fixed step (no error estimate)."""
-    return _semi_explicit_euler(model, base, t0, y0, f0, h), jnp.zeros_like(y0), 0
+    return semi_explicit_euler_step(model, base, t0, y0, f0, h), jnp.zeros_like(y0), 0
 
 
 def semi_explicit_euler2_attempt(model, base: State, t0, y0, f0, h):
     """Step doubling: two half steps (the result) vs one full step; error y_two - y_big (p = 2)."""
-    big = _semi_explicit_euler(model, base, t0, y0, f0, h)
-    mid = _semi_explicit_euler(model, base, t0, y0, f0, h / 2)
+    big = semi_explicit_euler_step(model, base, t0, y0, f0, h)
+    mid = semi_explicit_euler_step(model, base, t0, y0, f0, h / 2)
     f_mid = calc_ydot(model, base, t0 + h / 2, mid)
-    two = _semi_explicit_euler(model, base, t0 + h / 2, mid, f_mid, h / 2)
+    two = semi_explicit_euler_step(model, base, t0 + h / 2, mid, f_mid, h / 2)
     return two, two - big, 1
 
 
