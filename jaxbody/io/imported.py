@@ -39,6 +39,26 @@ class Coordinate(NamedTuple):
     nu: int
 
 
+class CoordinateIndex:
+    """``q_index(name)`` / ``u_index(name)``: where an imported coordinate's first q and u sit in the State
+    (for records whose ``coordinates`` maps names to Coordinate; URDF, MJCF and OpenSim alike)."""
+
+    coordinates: dict
+
+    def q_index(self, name: str) -> int:
+        """Index of coordinate ``name``'s first q in the State's q."""
+        c = self.coordinates[name]
+        return c.mobilized_body.q_start + c.q_index
+
+    def u_index(self, name: str) -> int:
+        """Index of coordinate ``name``'s first u in the State's u (after the u of the coordinates before it on
+        the same mobilizer)."""
+        c = self.coordinates[name]
+        before = sum(o.nu for o in self.coordinates.values()
+                     if o.mobilized_body is c.mobilized_body and o.q_index < c.q_index)
+        return c.mobilized_body.u_start + before
+
+
 class Frame(NamedTuple):
     """A file's link/body frame as a frame fixed on a jaxbody body: ``X_BF`` (F's pose in body B, metres)."""
 
@@ -68,12 +88,13 @@ class Visual:
 
 
 @dataclasses.dataclass
-class ImportedModel:
+class ImportedModel(CoordinateIndex):
     """A model read from a URDF or MJCF file, not yet realized.
 
     bodies: name -> MobilizedBody (Ground included under the file's root/world name);
     frames: every link/body name -> Frame (a fused link keeps its frame on the body it was fused into);
-    coordinates: joint name -> Coordinate (a URDF floating base is "root_joint", as in Pinocchio); constraints: name -> the Constraint made from a URDF mimic
+    coordinates: joint name -> Coordinate (a URDF floating base is "root_joint", as in Pinocchio; ``q_index(name)``,
+    ``u_index(name)`` give its slots in the State); constraints: name -> the Constraint made from a URDF mimic
     ("mimic <joint>") or an MJCF equality (its name, or "equality<i>"); joint_limits: joint name -> (lower, upper) in the joint's q units;
     damping: joint name -> coefficient (N m s/rad or N s/m; applied as the ``passive_forces`` dampers);
     armature: joint name -> coefficient, metadata only (jaxbody has no armature);

@@ -41,7 +41,8 @@ from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
-from jaxbody.io.osim_joints import Coordinate, add_joint
+from jaxbody.io.imported import Coordinate, CoordinateIndex
+from jaxbody.io.osim_joints import CoordinateInfo, add_joint
 from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
@@ -75,11 +76,12 @@ class Visual:
 
 
 @dataclasses.dataclass
-class ImportedOsim:
+class ImportedOsim(CoordinateIndex):
     """What load_osim returns; add forces or constraints to ``system`` before ``system.realize_topology()``.
 
     bodies: OpenSim body name -> MobilizedBody ("ground" -> matter.Ground());
-    coordinates: coordinate name -> (MobilizedBody, q index within it); coordinate_info: name -> Coordinate
+    coordinates: coordinate name -> jaxbody.io.imported.Coordinate (MobilizedBody, q index within it, 1, 1), as
+    the URDF and MJCF importers give them (``q_index(name)``, ``u_index(name)``: slots in the State); coordinate_info: name -> CoordinateInfo
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
     UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported.
     """
@@ -95,16 +97,6 @@ class ImportedOsim:
     constraints: dict
     visuals: list
     skipped: list
-
-    def q_index(self, coordinate: str) -> int:
-        """Index of an OpenSim coordinate in the State's q."""
-        body, k = self.coordinates[coordinate]
-        return body.q_start + k
-
-    def u_index(self, coordinate: str) -> int:
-        """Index of an OpenSim coordinate's speed in the State's u."""
-        body, k = self.coordinates[coordinate]
-        return body.u_start + k
 
     def default_state(self, model):
         """``model.default_state()`` with every coordinate at its default value and speed (not assembled)."""
@@ -130,7 +122,7 @@ def _rigid_body(doc: OsimDocument, element) -> Body:
         raise element_error(doc, element, owner, str(e)) from None
 
 
-def _lock(c: Coordinate) -> Constraint:
+def _lock(c: CoordinateInfo) -> Constraint:
     return Constraint.ConstantCoordinate(c.body, c.q_index, c.default_value, name=f"{c.name}/locked")
 
 
@@ -173,7 +165,7 @@ def load_osim(path) -> ImportedOsim:
     body_elements = {f"/bodyset/{b.get('name')}": b for b in objects(doc, "BodySet") if b.tag == "Body"}
     rigid = {p: _rigid_body(doc, b) for p, b in body_elements.items()}
     mobods = {GROUND: matter.Ground()}
-    coordinates: dict[str, Coordinate] = {}
+    coordinates: dict[str, CoordinateInfo] = {}
     constraints = {}
     pending = objects(doc, "JointSet")
     while pending:  # joints in file order, each once its parent body is in the tree
@@ -211,6 +203,7 @@ def load_osim(path) -> ImportedOsim:
     return ImportedOsim(
         name=doc.root.get("name", ""), system=system, matter=matter, forces=forces, gravity=gravity,
         bodies={p.split("/")[-1]: m for p, m in mobods.items()},
-        coordinates={n: (c.body, c.q_index) for n, c in coordinates.items()}, coordinate_info=coordinates,
+        coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
+        coordinate_info=coordinates,
         constraints=constraints, visuals=visuals, skipped=skipped,
     )

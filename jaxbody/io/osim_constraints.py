@@ -58,7 +58,7 @@ def _socket_body(doc, frames, mobods, element, socket, owner):
 
 
 def add_constraint(doc: OsimDocument, frames: FrameRegistry, element, matter, mobods: dict, coordinates: dict) -> Constraint:
-    """The jaxbody constraint of one ConstraintSet element (``coordinates``: name -> osim_joints.Coordinate)."""
+    """The jaxbody constraint of one ConstraintSet element (``coordinates``: name -> osim_joints.CoordinateInfo)."""
     owner = f"{element.tag} {element.get('name')!r}"
     kind = element.tag
     if kind == "CoordinateCouplerConstraint":

@@ -53,7 +53,7 @@ AXES = ("rotation1", "rotation2", "rotation3", "translation1", "translation2", "
 
 
 @dataclasses.dataclass(frozen=True)
-class Coordinate:
+class CoordinateInfo:
     """One OpenSim coordinate: its mobilized body and q index in it, and its metadata.
 
     default_value (rad or m; the default State's q), default_speed (u), range (2,) (min, max), clamped
@@ -149,7 +149,7 @@ def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
 
 
 def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rigid_bodies: dict):
-    """Add one joint's mobilized body; returns (body path, MobilizedBody, [Coordinate]) or None when its parent
+    """Add one joint's mobilized body; returns (body path, MobilizedBody, [CoordinateInfo]) or None when its parent
     body is not in the tree yet (``mobods``: body path -> MobilizedBody, Ground included)."""
     owner = f"{joint.tag} {joint.get('name')!r}"
     joint_path = f"/jointset/{joint.get('name')}"
@@ -178,10 +178,10 @@ def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rig
     return child_frame.base, mobod, coordinates
 
 
-def _coordinate(doc, element, joint_name, mobod, k) -> Coordinate:
+def _coordinate(doc, element, joint_name, mobod, k) -> CoordinateInfo:
     owner = f"coordinate {element.get('name')!r}"
     value_range = numbers(doc, element, "range", owner, 2, default=[-10.0, 10.0])  # OpenSim's default
-    return Coordinate(
+    return CoordinateInfo(
         name=element.get("name"), joint=joint_name, body=mobod, q_index=k,
         default_value=numbers(doc, element, "default_value", owner, 1, default=[0.0])[0],
         default_speed=numbers(doc, element, "default_speed_value", owner, 1, default=[0.0])[0],

@@ -43,12 +43,10 @@ def trajectory_quantities(model, trajectory) -> dict:
 
 def coordinate_labels(nq, nu, coordinates=None) -> tuple[list[str], list[str]]:
     """Names of the q (nq) and u (nu) entries: ``q3``/``u3`` by default, or the file's joint or coordinate names
-    from an importer's map ``coordinates``: name -> (MobilizedBody, first q within it[, nq, nu]) (``jaxbody.io``'s
-    ``.coordinates``); a joint of several entries is ``name[0]``, ``name[1]``, ...."""
+    from an importer's map ``coordinates``: name -> jaxbody.io.imported.Coordinate (MobilizedBody, first q
+    within it, nq, nu) (``jaxbody.io``'s ``.coordinates``); a joint of several entries is ``name[0]``, ...."""
     q_labels, u_labels = [f"q{i}" for i in range(nq)], [f"u{i}" for i in range(nu)]
-    for name, entry in (coordinates or {}).items():
-        body, first, *sizes = tuple(entry)
-        n_q, n_u = sizes if sizes else (1, 1)
+    for name, (body, first, n_q, n_u) in (coordinates or {}).items():
         for labels, start, n in ((q_labels, body.q_start, n_q), (u_labels, body.u_start, n_u)):
             for j in range(n):
                 if start + first + j < len(labels):

@@ -166,3 +166,21 @@ def test_up_direction_is_against_gravity():
     """MuJoCo's gravity (0, 0, -9.81) makes +z the System's up direction, so pictures show the model upright."""
     robot = jb.io.load_mjcf('<mujoco><worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>')
     np.testing.assert_array_equal(robot.system.get_up_direction(), (0, 0, 1))
+
+
+def test_coordinate_slots_in_the_state():
+    """``q_index``/``u_index`` of imported joints (one record type for URDF, MJCF and OpenSim): a ball's 4 q and
+    3 u, then two hinges of one body; each slot moves exactly the joint's own coordinate."""
+    xml = """<mujoco><worldbody><body name="a"><joint name="ball" type="ball"/><geom size="0.1"/>
+      <body name="b" pos="0 0 -0.5"><joint name="h1" type="hinge" axis="1 0 0"/>
+      <joint name="h2" type="hinge" axis="0 1 0"/><geom size="0.1"/></body></body></worldbody></mujoco>"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        record = jb.io.load_mjcf(xml)
+    assert [(record.q_index(n), record.u_index(n)) for n in ("ball", "h1", "h2")] == [(0, 0), (4, 3), (5, 4)]
+    model = record.system.realize_topology()
+    state = model.default_state()
+    for name in ("h1", "h2"):
+        c = record.coordinates[name]
+        moved = state.set_u(state.u.at[record.u_index(name)].set(1.0))
+        assert float(c.mobilized_body.get_one_u(moved, c.q_index)) == 1.0

@@ -71,7 +71,8 @@ def test_good_file_imports_and_is_differentiable():
     with pytest.warns(UserWarning, match="skipped 1 .*Thelen2003Muscle vasti"):
         imp = load_osim(GOOD)
     assert imp.skipped == ["Thelen2003Muscle vasti"]
-    assert imp.coordinates == {"hip_flexion": (imp.bodies["thigh"], 0), "knee": (imp.bodies["shank"], 0)}
+    assert imp.coordinates == {"hip_flexion": (imp.bodies["thigh"], 0, 1, 1), "knee": (imp.bodies["shank"], 0, 1, 1)}
+    assert (imp.q_index("knee"), imp.u_index("knee")) == (imp.bodies["shank"].q_start, imp.bodies["shank"].u_start)
     sphere, mesh = imp.visuals
     assert (sphere.body, sphere.kind, sphere.size, sphere.mesh_file, sphere.color) == ("shank", "Sphere", (0.05,), None, (1, 0, 0))
     c, s = np.cos(0.5), np.sin(0.5)

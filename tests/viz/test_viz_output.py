@@ -211,17 +211,17 @@ def test_visual_records_become_decorations():
 
 
 def test_plot_trajectory_names_coordinates_and_gives_kinetic_energy_its_own_axis(scene):
-    """Lines named by an importer's map (joint -> (MobilizedBody, first q[, nq, nu])), unnamed entries q<i>/u<i>;
+    """Lines named by an importer's map (joint -> (MobilizedBody, first q, nq, nu)), unnamed entries q<i>/u<i>;
     the kinetic energy alone on one axis, potential and total on another."""
     from jaxbody.viz.trajectory import coordinate_labels
 
     record, model, _, trajectory = scene
     arm, hand = record.bodies["arm"], record.bodies["hand"]
-    coordinates = {"shoulder": (arm, 0), "wrist": (hand, 0, 4, 3)}
+    coordinates = {"shoulder": (arm, 0, 1, 1), "wrist": (hand, 0, 4, 3)}  # jaxbody.io.imported.Coordinate fields
     q_labels, u_labels = coordinate_labels(5, 4, coordinates)
     assert q_labels == ["shoulder", "wrist[0]", "wrist[1]", "wrist[2]", "wrist[3]"]
     assert u_labels == ["shoulder", "wrist[0]", "wrist[1]", "wrist[2]"]
-    assert coordinate_labels(5, 4, {"shoulder": (arm, 0)})[1] == ["shoulder", "u1", "u2", "u3"]
+    assert coordinate_labels(5, 4, {"shoulder": (arm, 0, 1, 1)})[1] == ["shoulder", "u1", "u2", "u3"]
     fig, data = viz.plot_trajectory(model, trajectory, coordinates=coordinates)
     by_title = {ax.get_title(): ax for ax in fig.axes}
     assert [t.get_text() for t in by_title["generalized coordinates"].get_legend().get_texts()] == q_labels
