@@ -127,3 +127,18 @@ def test_no_public_model_method_below_api():
     assert not found, f"public Model methods called below _api: {found}"
     assert _model_method_calls("s = model.realize(s)\nx = self.model.calc_m(s)\n", public) == \
         ["line 1: model.realize", "line 2: model.calc_m"]
+
+
+def _class_factories(source: str) -> list[int]:
+    """Lines calling ``type(name, bases, namespace)`` (a class made without a class statement)."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
+            and len(node.args) == 3]
+
+
+def test_every_class_has_a_class_statement():
+    """Public classes (the nine integrators among them) are written as ``class`` statements with their own
+    docstrings, never made by ``type(...)``."""
+    found = {m: lines for m, p in _modules().items() if (lines := _class_factories(p.read_text()))}
+    assert not found, f"classes made by type(name, bases, namespace): {found}"
+    assert _class_factories("A = type('A', (object,), {})\nkind = type(x)\n") == [1]

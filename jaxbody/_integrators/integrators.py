@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 from collections.abc import Callable
 
 import equinox as eqx
 
 from jaxbody._integrators import methods
-from jaxbody._integrators.settings import IntegratorSettings
+from jaxbody._integrators.settings import DEFAULT_TIME_SCALE, IntegratorSettings
 from jaxbody.errors import InvalidArgument
 
 
@@ -70,7 +69,7 @@ def _model_of(system_or_model):
     if hasattr(system_or_model, "realize_topology"):
         return system_or_model.realize_topology(), system_or_model.get_default_time_scale()
     if hasattr(system_or_model, "topology") and hasattr(system_or_model, "realize"):
-        return system_or_model, 0.1
+        return system_or_model, DEFAULT_TIME_SCALE
     raise InvalidArgument(f"an integrator needs a jb.MultibodySystem or jb.Model, got {type(system_or_model).__name__}")
 
 
@@ -113,23 +112,105 @@ class Integrator(eqx.Module):
         return new
 
 
-def _named(name: str):
-    cls = type(f"{name}Integrator", (Integrator,), {
-        "__init__": functools.partialmethod(Integrator.__init__, method=name),
-        "__doc__": f"Simbody's {name}Integrator (catalogue 6.3): settings as jb.IntegratorSettings.",
-    })
-    return cls
+class ExplicitEulerIntegrator(Integrator):
+    """Simbody's ExplicitEulerIntegrator (catalogue 6.3): 1st order, no stage beyond f0; error estimate from the ydot
+    at the projected step end (order 2 in Simbody's norm), so its error control is cheap but crude. Linear
+    interpolation to report times.
+
+    ``ExplicitEulerIntegrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="ExplicitEuler", **settings)
 
 
-ExplicitEulerIntegrator = _named("ExplicitEuler")
-RungeKutta2Integrator = _named("RungeKutta2")
-RungeKutta3Integrator = _named("RungeKutta3")
-RungeKuttaIntegrator = _named("RungeKutta")
-RungeKuttaMersonIntegrator = _named("RungeKuttaMerson")
-RungeKuttaFeldbergIntegrator = _named("RungeKuttaFeldberg")
-SemiExplicitEulerIntegrator = _named("SemiExplicitEuler")
-SemiExplicitEuler2Integrator = _named("SemiExplicitEuler2")
-VerletIntegrator = _named("Verlet")
+class RungeKutta2Integrator(Integrator):
+    """Simbody's RungeKutta2Integrator (catalogue 6.3): 2nd order (Heun: two stages), the Euler step's difference as
+    error estimate (order 2), error control.
+
+    ``RungeKutta2Integrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="RungeKutta2", **settings)
+
+
+class RungeKutta3Integrator(Integrator):
+    """Simbody's RungeKutta3Integrator (catalogue 6.3): 3rd order (three stages), embedded error estimate (order 3),
+    error control.
+
+    ``RungeKutta3Integrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="RungeKutta3", **settings)
+
+
+class RungeKuttaIntegrator(Integrator):
+    """Simbody's RungeKuttaIntegrator (catalogue 6.3): the classic 4th-order Runge-Kutta (four stages) with a fixed
+    step: no error estimate; give ``step_size`` (or ``fixed_step_size``). The same tableau as ``jb.step_rk4``.
+
+    ``RungeKuttaIntegrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="RungeKutta", **settings)
+
+
+class RungeKuttaMersonIntegrator(Integrator):
+    """Simbody's RungeKuttaMersonIntegrator (catalogue 6.3): 4th order, five stages, Merson's error estimate 0.2 (y1
+    - y*), error control: Simbody's default integrator (the one OpenSim's Manager uses).
+
+    ``RungeKuttaMersonIntegrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="RungeKuttaMerson", **settings)
+
+
+class RungeKuttaFeldbergIntegrator(Integrator):
+    """Simbody's RungeKuttaFeldbergIntegrator (catalogue 6.3): Fehlberg's 4(5) pair, six stages: a 4th-order step
+    with the 5th-order solution's difference as its error estimate, error control.
+
+    ``RungeKuttaFeldbergIntegrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="RungeKuttaFeldberg", **settings)
+
+
+class SemiExplicitEulerIntegrator(Integrator):
+    """Simbody's SemiExplicitEulerIntegrator (catalogue 6.3): symplectic Euler (u first, then q with the new u), 1st
+    order, fixed step: no error estimate; give ``step_size``. The same step as ``jb.step_semi_explicit_euler``.
+
+    ``SemiExplicitEulerIntegrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="SemiExplicitEuler", **settings)
+
+
+class SemiExplicitEuler2Integrator(Integrator):
+    """Simbody's SemiExplicitEuler2Integrator (catalogue 6.3): symplectic Euler with step doubling: one step of h
+    against two of h/2 for the error estimate (order 2), error control.
+
+    ``SemiExplicitEuler2Integrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="SemiExplicitEuler2", **settings)
+
+
+class VerletIntegrator(Integrator):
+    """Simbody's VerletIntegrator (catalogue 6.3): Simbody's velocity Verlet: q1 = q0 + h qdot0 + h^2/2 qdotdot0, u1
+    by functional iteration of the trapezoid rule (at most 10 iterations); 2nd order, error estimate of order 3,
+    error control.
+
+    ``VerletIntegrator(system_or_model, step_size=None, **settings)``: settings as jb.IntegratorSettings.
+    """
+
+    def __init__(self, system_or_model, step_size=None, **settings):
+        super().__init__(system_or_model, step_size, method="Verlet", **settings)
 
 __all__ = [
     "METHODS",
