@@ -95,18 +95,18 @@ def test_the_checks_can_fail():
     assert any(_layer(i) > _layer("jaxbody._math.a") for i in names)
 
 
-def _public_model_methods() -> set[str]:
-    """Names of the public methods of ``Model`` and its mixins (classes named Model* under _api)."""
+def _model_methods() -> set[str]:
+    """Names of the methods of ``Model`` and its mixins (classes named Model* under _api), private ones too."""
     names = set()
     for path in (PACKAGE / "_api").glob("model*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef) and node.name.startswith("Model"):
-                names.update(f.name for f in node.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_"))
+                names.update(f.name for f in node.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("__"))
     return names
 
 
 def _model_method_calls(source: str, public: set[str]) -> list[str]:
-    """``model.<public method>(...)`` calls in ``source`` (any receiver whose name contains "model")."""
+    """``model.<method>(...)`` calls in ``source`` (any receiver whose name contains "model")."""
     calls = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in public:
@@ -117,14 +117,15 @@ def _model_method_calls(source: str, public: set[str]) -> list[str]:
     return calls
 
 
-def test_no_public_model_method_below_api():
-    """Below _api the code calls internal functions (jaxbody._realize.realize, prescribed.prescribe, ...), not
-    the public Model methods: those are entry points with their own checks and compiled wrappers."""
-    public = _public_model_methods()
-    assert {"realize", "prescribe", "calc_m", "calc_q_dot", "multiply_by_m_inv"} <= public
+def test_no_model_method_below_api():
+    """Below _api the code calls internal functions (jaxbody._realize.realize, prescribed.prescribe,
+    state_checks.check_state, ...), not Model methods: those are the facade's entry points with their own checks
+    and compiled wrappers."""
+    public = _model_methods()
+    assert {"realize", "prescribe", "calc_m", "calc_q_dot", "multiply_by_m_inv", "_check_state"} <= public
     found = {m: calls for m, p in _modules().items() if _layer(m) < _layer("jaxbody._api.model")
              and (calls := _model_method_calls(p.read_text(), public))}
-    assert not found, f"public Model methods called below _api: {found}"
+    assert not found, f"Model methods called below _api: {found}"
     assert _model_method_calls("s = model.realize(s)\nx = self.model.calc_m(s)\n", public) == \
         ["line 1: model.realize", "line 2: model.calc_m"]
 

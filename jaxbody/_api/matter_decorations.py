@@ -16,6 +16,7 @@ from jaxbody._api.decorative_geometry import (
 )
 from jaxbody._api.mobilized_body_decorations import BODY, INBOARD, OUTBOARD
 from jaxbody._dynamics.state import State, require
+from jaxbody._dynamics.state_checks import check_state
 from jaxbody._math.spatial import Transform, compose
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -59,7 +60,7 @@ class MatterDecorations:
         model = self.system.realize_topology() if model is None else model
         if model.signature != self._signature():
             raise InvalidArgument(f"calc_decorative_geometry: the model is not of {self._describe()}")
-        model._check_state(state, "calc_decorative_geometry")
+        check_state(model, state, "calc_decorative_geometry")
         require(state, Stage.Position, "calc_decorative_geometry")
         pos, prm = state.position, model.parameters
         decorations = [(g, _ANCHORS.index(where), mobod.index)

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 
 from jaxbody._api.operator import operator
 from jaxbody._dynamics.state import State
+from jaxbody._dynamics.state_checks import check_state
 from jaxbody._math.spatial import Rotation, Transform
 from jaxbody.errors import InvalidArgument
 
@@ -42,7 +43,7 @@ class MobilizedBodyFitting:
         if mob.nq_alloc == 0:
             return state
         if model is not None:
-            model._check_state(state, f"{self.name}: fitting q")
+            check_state(model, state, f"{self.name}: fitting q")
         dtype = state.q.dtype
         sl = slice(self.q_start, self.q_start + mob.nq_alloc)
         params = self._mobilizer_params(model).astype(dtype)[None]
@@ -55,7 +56,7 @@ class MobilizedBodyFitting:
         if mob.nu == 0:
             return state
         if model is not None:
-            model._check_state(state, f"{self.name}: fitting u")
+            check_state(model, state, f"{self.name}: fitting u")
         dtype = state.u.dtype
         q = state.q[self.q_start : self.q_start + mob.nq_alloc][None]
         sl = slice(self.u_start, self.u_start + mob.nu)

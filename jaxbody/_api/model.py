@@ -21,12 +21,13 @@ from jaxbody._api.model_dynamics import ModelDynamics
 from jaxbody._api.model_forces import ModelForces
 from jaxbody._api.model_jacobians import ModelJacobians
 from jaxbody._api.model_motion import ModelMotion
-from jaxbody._api.operator import describe_other, operator
+from jaxbody._api.operator import operator
 from jaxbody._constraints.layout import ConstraintSet
+from jaxbody._dynamics import kinematics
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import State, SystemSignature
+from jaxbody._dynamics.state_checks import check_state
 from jaxbody._math import spatial
-from jaxbody._dynamics import kinematics
 from jaxbody._topology.topology import Topology
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -160,12 +161,8 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
         return "the model"
 
     def _check_state(self, state: State, operation: str) -> None:
-        """Raise one InvalidArgument listing every way ``state`` does not fit this model (static checks only)."""
-        if not isinstance(state, State):
-            raise InvalidArgument(f"{operation}: expected a jb.State (model.default_state()), got {type(state).__name__}")
-        found = check_state_fits(self, state)
-        if found:
-            raise InvalidArgument(f"{operation}: the state does not fit this model: " + "; ".join(found))
+        """Raise one InvalidArgument listing every way ``state`` does not fit this model (see state_checks)."""
+        check_state(self, state, operation)
 
     def astype(self, dtype) -> "Model":
         """The same model with every floating-point leaf cast to ``dtype`` (e.g. jnp.float32 for GPU throughput)."""
@@ -225,40 +222,3 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     def normalize_quaternions(self, state: State) -> State:
         """Every quaternion in use scaled to unit norm (other q unchanged)."""
         return kinematics.normalize_quaternions(self, state)
-
-
-_MODES = {True: "Euler-angle", False: "quaternion"}
-
-
-def check_state_fits(model: Model, state: State) -> list[str]:
-    """What is wrong with ``state`` for ``model`` (empty if nothing): system, shapes, dtype, mode, each with its fix."""
-    topo, dtype = model.topology, model.default_q.dtype
-    found = []
-    if state.system is not None and model.signature is not None and state.system != model.signature:
-        found.append(
-            f"it was made by the model of {describe_other(state.system, model.signature)}, "
-            f"this model is of {model.signature}; use this model's default_state() (a State belongs to the model that made it)"
-        )
-    nb, nc = topo.nbodies, model.constraints.num_constraints
-    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (model.nz,), "mobility_forces": (topo.nu,),
-                "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),
-                "lock_q": (topo.nq,), "lock_u": (topo.nu,), "motion_enabled": (nb,),
-                "force_enabled": (len(model.forces),)}
-    shapes = [f"{k} {getattr(state, k).shape} (expected {v})" for k, v in expected.items() if getattr(state, k).shape != v]
-    if state.q.ndim > 1 and state.q.shape[1:] == (topo.nq,):
-        found.append(f"it is a batch of {state.q.shape[0]} states (q shape {state.q.shape}): map over it with jax.vmap")
-    elif shapes:
-        found.append(f"shapes {', '.join(shapes)}: a state of another model (this one has {nb} bodies, nq={topo.nq}, "
-                     f"nu={topo.nu}, {nc} constraints, {len(model.forces)} force elements); use this model's default_state()")
-    floats = ("t", "q", "u", "z", "mobility_forces", "body_forces", "lock_q", "lock_u")
-    wrong = sorted({str(getattr(state, k).dtype) for k in floats} - {str(dtype)})
-    if wrong:
-        found.append(f"its floating-point arrays are {'/'.join(wrong)} but the model is {dtype}: cast the model "
-                     f"(model.astype(jnp.{wrong[0]})) or make the state with model.default_state()")
-    if state.use_euler_angles != topo.use_euler_angles:
-        found.append(
-            f"its q is in {_MODES[state.use_euler_angles]} mode but the model is in {_MODES[topo.use_euler_angles]} "
-            "mode: convert the state with the model it was made for (convert_to_euler_angles / "
-            "convert_to_quaternions) and use model.with_use_euler_angles(...) for the other mode"
-        )
-    return found

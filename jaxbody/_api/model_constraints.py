@@ -26,8 +26,8 @@ from jaxbody._constraints.projection import ProjectOptions
 from jaxbody._dynamics.kinematics import realize_position
 from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
-from jaxbody.errors import InvalidArgument
 from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
 
 
 

@@ -36,6 +36,7 @@ import equinox as eqx
 
 from jaxbody._api.memory import suggest_tiling
 from jaxbody._dynamics.state import State, require
+from jaxbody._dynamics.state_checks import describe_other
 from jaxbody._kernels import backend
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -122,12 +123,6 @@ def check_operands(operation: str, owner, args, kwargs) -> None:
                     f"{operation}: {x._label()} belongs to {describe_other(theirs, own)}, not to {own} "
                     f"of {owner._label()}. Handles, models and states must come from one system."
                 )
-
-
-def describe_other(theirs, own) -> str:
-    """``theirs``' description, marked when it reads the same as ``own`` (same names, other structure)."""
-    text = str(theirs)
-    return text + " (same names, different structure)" if text == str(own) else text
 
 
 def entry_point(function, name: str):

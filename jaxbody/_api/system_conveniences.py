@@ -29,9 +29,10 @@ import jax
 import numpy as np
 
 from jaxbody._api.model_constraints import project_options
+from jaxbody._dynamics.state_checks import check_state
+from jaxbody._integrators.settings import DEFAULT_TIME_SCALE
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
-from jaxbody._integrators.settings import DEFAULT_TIME_SCALE
 
 _AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -89,7 +90,7 @@ class SystemConveniences:
     def _model_for(self, state, operation):
         """The Model, after checking that ``state`` is one of its states (InvalidArgument otherwise)."""
         model = self.realize_topology()
-        model._check_state(state, operation)
+        check_state(model, state, operation)
         return model
 
     def project(self, state, accuracy=None, options=None):

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 from jaxbody._api.operator import entry_point
 from jaxbody._api.unilateral import build_contact_set
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
+from jaxbody._dynamics.state_checks import check_state
 from jaxbody._integrators import semi_explicit_euler_time_stepper as seets
 from jaxbody._integrators.fixed_step import step_counts
 from jaxbody._typing import Stage
@@ -208,7 +209,7 @@ class SemiExplicitEulerTimeStepper:
         """One step of size h (s): (new State, StepReport). Pure; works under jit, vmap and grad."""
         model = self.model if model is None else model
         contacts = self.contacts if contacts is None else contacts
-        model._check_state(state, "SemiExplicitEulerTimeStepper.step")
+        check_state(model, state, "SemiExplicitEulerTimeStepper.step")
         return _step_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype))
 
     def simulate(self, state, h, n_steps: int, save_every: int = 1, *, model=None, contacts=None):
@@ -216,7 +217,7 @@ class SemiExplicitEulerTimeStepper:
         n_steps, save_every = step_counts(n_steps, save_every)
         model = self.model if model is None else model
         contacts = self.contacts if contacts is None else contacts
-        model._check_state(state, "SemiExplicitEulerTimeStepper.simulate")
+        check_state(model, state, "SemiExplicitEulerTimeStepper.simulate")
         return _simulate_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype), n_steps,
                                save_every)
 

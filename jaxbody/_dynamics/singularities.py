@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._dynamics.state_checks import check_state
 from jaxbody._topology import mobilizer_groups
 from jaxbody.errors import InvalidArgument
 
@@ -60,7 +61,7 @@ def check_singularities(model, state, tolerance: float = 1e-3) -> SingularityRep
     Needs only q (no stage). Works under jit/vmap (the report's arrays are traced; call ``summary()`` on a
     concrete report). ``state`` must be in the model's Euler/quaternion mode.
     """
-    model._check_state(state, "check_singularities")
+    check_state(model, state, "check_singularities")
     topo = model.topology
     distance = mobilizer_groups.calc_singularity_distance(topo, model.parameters, state.q)
     return SingularityReport(

@@ -8,9 +8,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbody._constraints.projection import ProjectOptions, project
+from jaxbody._dynamics import prescribed
 from jaxbody._integrators.methods import split_y, with_y
 from jaxbody._integrators.settings import IntegratorSettings
-from jaxbody._dynamics import prescribed
 
 SAFETY, MIN_SHRINK, MAX_GROW, HYSTERESIS_LOW, HYSTERESIS_HIGH = 0.9, 0.1, 5.0, 0.9, 1.2
 

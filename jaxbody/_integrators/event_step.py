@@ -14,15 +14,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._dynamics import prescribed
+from jaxbody._dynamics.state import NO_STAGE_DIFFERENCE, lowest_stage_difference
 from jaxbody._integrators import events as ev
 from jaxbody._integrators.control import hermite
 from jaxbody._integrators.methods import with_y
 from jaxbody._integrators.run import EventRecord
-from jaxbody._dynamics.state import NO_STAGE_DIFFERENCE, lowest_stage_difference
+from jaxbody._realize import realize
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
-from jaxbody._dynamics import prescribed
-from jaxbody._realize import realize
 
 MAX_LOCALIZE_ITERATIONS = 100
 

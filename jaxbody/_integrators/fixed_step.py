@@ -26,6 +26,7 @@ import jax
 
 from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._dynamics.state import State
+from jaxbody._dynamics.state_checks import check_state
 from jaxbody._integrators.methods import (
     RUNGE_KUTTA_4,
     calc_ydot,
@@ -48,7 +49,7 @@ def step_rk4(model, state: State, dt) -> State:
     (jaxbody._integrators.methods.rk_attempt: the four stages run as a ``lax.scan``, so the dynamics are
     traced and compiled once, not four times).
     """
-    model._check_state(state, "jb.step_rk4")
+    check_state(model, state, "jb.step_rk4")
     y0 = join_y(state)
     y1, _, _ = rk_attempt(RUNGE_KUTTA_4, model, state, state.t, y0, None, dt)
     return _finish_step(model, with_y(state, state.t + dt, y1))
@@ -57,7 +58,7 @@ def step_rk4(model, state: State, dt) -> State:
 def step_semi_explicit_euler(model, state: State, dt) -> State:
     """Symplectic (semi-explicit) Euler: ``u += dt udot(q, u)``, then ``q += dt N(q) u_new`` (state prescribed first);
     the SemiExplicitEuler integrator's step (jaxbody._integrators.methods)."""
-    model._check_state(state, "jb.step_semi_explicit_euler")
+    check_state(model, state, "jb.step_semi_explicit_euler")
     s = prescribed.prescribe(model, state)
     y0 = join_y(s)
     f0 = calc_ydot(model, s, s.t, y0)
@@ -98,7 +99,7 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     if method not in _STEPPERS:
         raise ValueError(f"method must be one of {sorted(_STEPPERS)}, got {method!r}")
     n_steps, save_every = step_counts(n_steps, save_every)
-    model._check_state(state, "jb.simulate")
+    check_state(model, state, "jb.simulate")
     step = _STEPPERS[method]
     state = state.drop_caches()  # the carry has a fixed structure
 

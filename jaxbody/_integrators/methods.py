@@ -15,11 +15,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics.state import State
-from jaxbody._typing import Stage
-from jaxbody._dynamics.kinematics import calc_q_dot
-from jaxbody._realize import realize
 from jaxbody._dynamics import prescribed
+from jaxbody._dynamics.kinematics import calc_q_dot
+from jaxbody._dynamics.state import State
+from jaxbody._realize import realize
+from jaxbody._typing import Stage
 
 
 def split_y(state: State, y):

@@ -42,18 +42,15 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
-from jaxbody._dynamics import prescribed
+from jaxbody._dynamics import kinematics, mass_matrix, prescribed
 from jaxbody._dynamics.state import State
 from jaxbody._integrators.impulse_solvers import solve_pgs
 from jaxbody._integrators.induced_impacts import induced_impacts
 from jaxbody._integrators.plus_impulse_solver import solve_plus
 from jaxbody._math import spatial
 from jaxbody._math.linalg import SIGNIFICANT_REAL, small_spd_solve
-from jaxbody._typing import Stage
-from jaxbody._dynamics.kinematics import calc_q_dot
-from jaxbody._dynamics import mass_matrix
-from jaxbody._dynamics import kinematics
 from jaxbody._realize import realize
+from jaxbody._typing import Stage
 
 
 
@@ -232,7 +229,7 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
         pos_impulse, pos_ok, pos_its = _position_correction(A, kin.perr, contact_proximal, sol.normal_active, h, opt)
         u_q = u_new + MinvGt @ pos_impulse.reshape(-1)
         converged, iterations = converged & pos_ok, iterations + pos_its
-    qdot = calc_q_dot(model, s, u_q)
+    qdot = kinematics.calc_q_dot(model, s, u_q)
     new = state.set_time(state.t + h).set_q(s.q + h * qdot).set_u(u_new)
     new = prescribed.prescribe(model, kinematics.normalize_quaternions(model, new))
     report = StepReport(proximal, impacters, impact + sol.impulse, rounds, converged, iterations)

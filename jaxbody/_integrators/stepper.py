@@ -20,14 +20,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._dynamics import prescribed
 from jaxbody._dynamics.state import State
-from jaxbody._integrators import control, event_step
-from jaxbody._integrators import events as ev
+from jaxbody._dynamics.state_checks import check_state
+from jaxbody._integrators import control, event_step, events as ev
 from jaxbody._integrators.integrators import Integrator
 from jaxbody._integrators.methods import join_y, realize_ydot, with_y
 from jaxbody._integrators.run import IntegratorRun, IntegratorStats
 from jaxbody.errors import InvalidArgument
-from jaxbody._dynamics import prescribed
 
 #: A stop (report, scheduled event, final time) before t0 + this fraction of the step shortens the step to it.
 STOP_SHRINK_FRACTION = 0.95
@@ -127,7 +127,7 @@ class TimeStepper(eqx.Module):
         the Initialization handlers (Simbody's handleEvents(Initialization), counted even without handlers),
         realize Acceleration; the run starts at ``state.t`` with the initial step size and zeroed statistics."""
         model, settings, items = self.integrator.model, self.integrator.settings, self.events
-        model._check_state(state, "TimeStepper.initialize")
+        check_state(model, state, "TimeStepper.initialize")
         state = state.drop_caches()
         opts = control.projection_options(settings, local=False, force=True)
         state, _, _, _ = control.project_with_error(model, state, jnp.zeros_like(join_y(state)), opts)

@@ -16,10 +16,9 @@ Everything applied to tangents is ordinary JAX (a matrix product and R's linear 
 it for reverse mode and batches it under vmap. Inertias are symmetric (the builders check it), so a tangent of
 ``inertia_Bo_B`` counts by its symmetric part and a gradient with respect to it comes back symmetric: the
 JAX path's gradient can differ by a skew part no symmetric inertia can feel. The kernels themselves are never
-differentiated: ``M_rr^-1`` has its own JVP rule (``d M^-1 = -M^-1 dM M^-1``, dM by the JAX mass-matrix
+differentiated: ``multiply_by_m_inverse`` (Simbody's multiplyByMInv on the kernel; ``M_rr^-1`` is it applied
+to the identity) has its own JVP rule (``d(M^-1 f) = M^-1 (df - dM M^-1 f)``, dM by the JAX mass-matrix
 product), so second and higher derivatives work and equal the JAX path's.
-
-``multiply_by_m_inverse`` is Simbody's multiplyByMInv on the kernel, with the same kind of rule.
 
 Cost (per state): the primal is one kernel call, O(n); a JVP or VJP adds R's tangent (JAX, O(n) level scans)
 and the M^-1 kernel (O(n^2)).
@@ -92,33 +91,13 @@ def symmetric_inertia_tangent(dprm):
     return dataclasses.replace(dprm, inertia_Bo_B=0.5 * (dI + jnp.swapaxes(dI, -1, -2)))
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
 def m_inverse_matrix(topo, prm, q, known):
     """Simbody's partitioned ``M^-1`` as a matrix (nu, nu): ``M_rr^-1`` on free mobilities, zero rows and
     columns on known ones (known: (nbodies,) 0/1). One kernel call, O(n^2).
 
-    Differentiable to any order: ``d(M^-1) = -M^-1 dM M^-1``, with ``dM M^-1`` the JAX tangent of the
-    mass-matrix product (jaxbody._dynamics.mass_matrix) applied to the columns of M^-1.
+    ``multiply_by_m_inverse`` of the identity, so it differentiates by that rule: ``d(M^-1) = -M^-1 dM M^-1``.
     """
-    return m_inverse(topo, prm, q, known, jnp.eye(topo.nu, dtype=q.dtype))
-
-
-@m_inverse_matrix.defjvp
-def _m_inverse_matrix_jvp(topo, primals, tangents):
-    prm, q, known = primals
-    dprm, dq, _ = tangents
-    dprm = symmetric_inertia_tangent(dprm)
-    M_inv = m_inverse_matrix(topo, prm, q, known)
-
-    def m_times_columns(prm, q):
-        from jaxbody._dynamics import kinematics, mass_matrix
-
-        model = _tree_model(topo, prm)
-        pos = kinematics.realize_position(model, q)
-        return jax.vmap(lambda y: mass_matrix.multiply_by_m(model, pos, y), in_axes=1, out_axes=1)(M_inv)
-
-    _, dM_M_inv = jax.jvp(m_times_columns, (prm, q), (dprm, dq))
-    return M_inv, -M_inv @ dM_M_inv
+    return multiply_by_m_inverse(topo, prm, q, known, jnp.eye(topo.nu, dtype=q.dtype))
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
@@ -127,7 +106,8 @@ def multiply_by_m_inverse(topo, prm, q, known, rhs):
     (nbodies,) 0/1; rhs on known mobilities is ignored). One kernel call, O(n) per column.
 
     Differentiable to any order: ``d(M^-1 f) = M_rr^-1 (df - dM x)`` with x = M^-1 f, dM x the JAX tangent of
-    the mass-matrix product, and ``M_rr^-1`` from ``m_inverse_matrix`` (O(n^2), only when differentiated).
+    the mass-matrix product (jaxbody._dynamics.mass_matrix) on the columns of x, and ``M_rr^-1`` from
+    ``m_inverse_matrix`` (O(n^2), only when differentiated; its own derivative is this rule again).
     """
     columns = rhs if rhs.ndim == 2 else rhs[:, None]
     x = m_inverse(topo, prm, q, known, jnp.asarray(columns, q.dtype))
