@@ -11,7 +11,10 @@ speed). Flags the caller already set in ``XLA_FLAGS`` win.
 import os
 import sys
 
-_TEST_XLA_FLAGS = {"--xla_cpu_use_fusion_emitters": "false", "--xla_backend_optimization_level": "0"}
+sys.path.insert(0, os.path.dirname(__file__))
+from xla_test_flags import xla_flags_for_tests  # noqa: E402
+
+_TEST_XLA_FLAGS = xla_flags_for_tests()
 _given = os.environ.get("XLA_FLAGS", "")
 os.environ["XLA_FLAGS"] = " ".join(
     [_given] + [f"{k}={v}" for k, v in _TEST_XLA_FLAGS.items() if k not in _given]
@@ -20,7 +23,6 @@ os.environ["XLA_FLAGS"] = " ".join(
 import jax  # noqa: E402  (after XLA_FLAGS: the CPU backend reads them when it starts)
 
 jax.config.update("jax_enable_x64", True)
-sys.path.insert(0, os.path.dirname(__file__))
 
 # Hypothesis profiles (tests/api/test_fuzz_construction.py): "ci" (default: small, reproducible) and "long"
 # (select with `pytest --hypothesis-profile=long`: more examples, trees up to 60 bodies).

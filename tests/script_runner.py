@@ -10,6 +10,8 @@ import pathlib
 import subprocess
 import sys
 
+from xla_test_flags import xla_flags_for_tests
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -25,8 +27,8 @@ def run_on_cpu_devices(script: str, path: pathlib.Path, devices: int = 4, timeou
     """Write ``script`` to ``path`` and run it with ``devices`` forced host devices, the repository and tests/
     importable, and XLA's cheapest compile settings. Returns the CompletedProcess (text stdout/stderr)."""
     env = dict(os.environ)
-    env["XLA_FLAGS"] = (f"--xla_force_host_platform_device_count={devices} --xla_cpu_use_fusion_emitters=false "
-                        "--xla_backend_optimization_level=0")
+    env["XLA_FLAGS"] = " ".join([f"--xla_force_host_platform_device_count={devices}"]
+                                + [f"{k}={v}" for k, v in xla_flags_for_tests().items()])
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests"), env.get("PYTHONPATH", "")])
     path.write_text(script)
     return subprocess.run([sys.executable, str(path)], check=False, env=env, capture_output=True, text=True,

@@ -5,8 +5,8 @@ block. The choice is read when a function is traced: jaxbody's own compiled entr
 ``model.*`` operator) key their compilation cache on it, so switching takes effect at the next call; a
 function you ``jax.jit`` yourself keeps the backend it was first traced with (trace it again, or call
 ``jax.clear_caches()``). "compiled" falls back to "jax" when the kernels cannot be built (no C++ compiler:
-one warning) or do not apply: JAX's default backend is not the CPU (the CUDA kernels are not registered yet),
-a mobilizer with more than 6 mobilities, a model without mobilities, an integer or complex dtype.
+one warning; on an NVIDIA GPU, no nvcc) or do not apply: JAX's default backend is neither the CPU nor a CUDA
+GPU, a mobilizer with more than 6 mobilities, a model without mobilities, an integer or complex dtype.
 
 Both paths give the same numbers to round-off (tests/kernels/test_kernel_vs_jax.py) and the same derivatives,
 first and higher order (jaxbody._kernels.tree gives the kernels exact JVP rules; JAX transposes them for
@@ -47,22 +47,28 @@ def use_backend(name: str):
 
 
 def compiled_available() -> bool:
-    """True when the compiled kernels are built and loaded (building them on first use)."""
+    """True when the compiled kernels for JAX's default backend are built and loaded (building them on first
+    use): the C++ library on a CPU, the CUDA library (and the C++ one, where it builds) on an NVIDIA GPU."""
+    import jax
+
     from jaxbody._kernels import build
 
-    return build.load() is not None
+    platform = jax.default_backend()
+    if platform == "cpu":
+        return build.load() is not None
+    if platform in ("gpu", "cuda") and build.load_cuda() is not None:
+        build.load()  # so computations placed on the CPU find their targets too
+        return True
+    return False
 
 
 def runs_compiled(topo, dtype) -> bool:
     """Whether the tree recursions of ``topo`` in ``dtype`` run on the compiled kernels now."""
-    import jax
     import jax.numpy as jnp
 
     from jaxbody._kernels.layout import NU_MAX
 
     if get_backend() != "compiled" or topo.nu_max > NU_MAX or topo.nu == 0:
-        return False
-    if jax.default_backend() != "cpu":
         return False
     if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
         return False

@@ -1,4 +1,4 @@
-"""Compiling and loading the CPU kernels: the C++ in this folder, built once per machine and cached on disk.
+"""Compiling and loading the kernels: the C++ (and CUDA) in this folder, built once per machine, cached on disk.
 
 The source (``tree_lane.h``: one lane of the tree recursions; ``cpu_ffi.cc``: the XLA FFI handlers over a
 batch) is compiled with the machine's C++ compiler against jaxlib's FFI headers (``jax.ffi.include_dir()``)
@@ -8,6 +8,12 @@ process finds the library there and only loads it (milliseconds). Nothing is dow
 
 Without a C++ compiler (``$CXX``, else ``c++``/``g++``/``clang++`` on PATH) or when the build fails, ``load()``
 returns None and warns once; jaxbody then uses its JAX path (jaxbody._kernels.backend).
+
+On a machine whose JAX runs on an NVIDIA GPU, ``load_cuda()`` does the same for ``cuda_ffi.cu`` with nvcc
+(``$NVCC``, else ``nvcc`` on PATH, ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``) for the GPU's compute
+capability, and registers its handlers for platform "CUDA" under the CPU targets' names, so one
+``jax.ffi.ffi_call`` runs on whichever device the computation is placed on. No nvcc: one warning, the JAX
+path on the GPU.
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ import jax
 HERE = Path(__file__).parent
 SOURCES = ("tree_lane.h", "batch.h", "cpu_ffi.cc")
 FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-std=c++17", "-fPIC", "-shared", "-w")
+CUDA_SOURCES = ("tree_lane.h", "batch.h", "cuda_ffi.cu")
+CUDA_FLAGS = ("-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "-w")
 TARGETS = ("jaxbody_forward_dynamics_f64", "jaxbody_forward_dynamics_f32", "jaxbody_m_inverse_f64",
            "jaxbody_m_inverse_f32")
 
-#: What the last ``load()`` did: "compiled", "cached" or "unavailable" (tests read it).
+#: What the last ``load()`` / ``load_cuda()`` did: "compiled", "cached" or "unavailable" (tests read it).
 last_load = {"how": None, "path": None, "seconds": None}
+last_load_cuda = {"how": None, "path": None, "seconds": None}
 
 
 def cache_dir() -> Path:
@@ -58,22 +67,30 @@ def _cpu_model() -> str:
     return platform.processor()
 
 
-def library_key(compiler: str) -> str:
-    """Content hash naming the built library: sources, compiler version, flags, jaxlib version, CPU model."""
+def find_nvcc() -> str | None:
+    """CUDA's compiler: ``$NVCC``, else ``nvcc`` on PATH, in ``$CUDA_HOME/bin`` or ``/usr/local/cuda/bin``."""
+    candidates = [os.environ.get("NVCC"), shutil.which("nvcc")]
+    candidates += [str(Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "nvcc")]
+    return next((c for c in candidates if c and Path(c).is_file()), None)
+
+
+def library_key(compiler: str, sources=SOURCES, flags=FLAGS, machine: str = "") -> str:
+    """Content hash naming a built library: sources, compiler version, flags, jaxlib version, CPU model
+    (and ``machine``: the GPU's compute capability for the CUDA library)."""
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
     h = hashlib.sha256()
-    for name in SOURCES:
+    for name in sources:
         h.update((HERE / name).read_bytes())
-    for part in (version, " ".join(FLAGS), jax.__version__, _cpu_model(), platform.machine()):
+    for part in (version, " ".join(flags), jax.__version__, _cpu_model(), platform.machine(), machine):
         h.update(part.encode())
     return h.hexdigest()[:20]
 
 
-def _compile(compiler: str, target: Path) -> None:
+def _compile(cmd_head: list[str], source: str, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         out = Path(tmp) / target.name
-        cmd = [compiler, *FLAGS, f"-I{jax.ffi.include_dir()}", str(HERE / "cpu_ffi.cc"), "-o", str(out)]
+        cmd = [*cmd_head, f"-I{jax.ffi.include_dir()}", str(HERE / source), "-o", str(out)]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed:\n{result.stderr[-2000:]}")
@@ -96,7 +113,7 @@ def load():
     how = "cached"
     try:
         if not target.exists():
-            _compile(compiler, target)
+            _compile([compiler, *FLAGS], "cpu_ffi.cc", target)
             how = "compiled"
         lib = ctypes.CDLL(str(target))
     except (RuntimeError, OSError) as error:
@@ -107,4 +124,49 @@ def load():
     for name in TARGETS:
         jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, name)), platform="cpu")
     last_load.update(how=how, path=str(target), seconds=time.perf_counter() - start)
+    return lib
+
+
+def cuda_compute_capability() -> str | None:
+    """The first CUDA device's compute capability as nvcc names it ("90" for an H100), or None."""
+    try:
+        device = jax.devices("cuda")[0]
+    except RuntimeError:
+        return None
+    return str(getattr(device, "compute_capability", "")).replace(".", "") or None
+
+
+@functools.cache
+def load_cuda():
+    """The loaded CUDA kernel library with its targets registered for platform "CUDA", or None (warned once
+    when JAX has a CUDA device but the library cannot be built)."""
+    import time
+
+    start = time.perf_counter()
+    arch = cuda_compute_capability()
+    if arch is None:
+        last_load_cuda.update(how="unavailable", path=None)
+        return None
+    nvcc = find_nvcc()
+    if nvcc is None:
+        warnings.warn("jaxbody: no nvcc found (set NVCC or CUDA_HOME); the GPU runs jaxbody's JAX path, which is "
+                      "slower. jb.set_backend('jax') silences this.", RuntimeWarning, stacklevel=3)
+        last_load_cuda.update(how="unavailable", path=None)
+        return None
+    flags = (*CUDA_FLAGS, f"-arch=sm_{arch}")
+    target = cache_dir() / f"jaxbody_cuda_kernels_{library_key(nvcc, CUDA_SOURCES, flags, arch)}.so"
+    how = "cached"
+    try:
+        if not target.exists():
+            _compile([nvcc, *flags], "cuda_ffi.cu", target)
+            how = "compiled"
+        lib = ctypes.CDLL(str(target))
+    except (RuntimeError, OSError) as error:
+        warnings.warn(f"jaxbody: building the CUDA kernels failed; the GPU runs the JAX path. {error}",
+                      RuntimeWarning, stacklevel=3)
+        last_load_cuda.update(how="unavailable", path=None)
+        return None
+    for name in TARGETS:
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, f"{name}_cuda")), platform="CUDA")
+    last_load_cuda.update(how=how, path=str(target), seconds=time.perf_counter() - start)
     return lib

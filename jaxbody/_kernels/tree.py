@@ -33,13 +33,13 @@ import types
 import jax
 import jax.numpy as jnp
 
-from jaxbody._kernels import build
+from jaxbody._kernels import backend
 from jaxbody._kernels.layout import generic_inputs, kernel_layout
 
 
 def _ffi_name(base: str, dtype) -> str:
     """The registered FFI target for ``dtype`` (loading the kernel library first if needed)."""
-    if build.load() is None:
+    if not backend.compiled_available():
         raise RuntimeError("jaxbody's compiled kernels are not available (see the warning); use jb.set_backend('jax')")
     return f"{base}_{'f64' if jnp.dtype(dtype) == jnp.float64 else 'f32'}"
 

@@ -1,8 +1,8 @@
 """The kernels' CUDA source compiles for sm_90 (H100) with nvcc, so GPU breakage shows on CPU machines.
 
-jaxbody/_kernels/cuda_ffi.cu runs the same lane code as the CPU (tree_lane.h), a thread per lane. It is
-compiled here only: no GPU was lent to check its numbers, so jaxbody does not register it at run time yet
-and uses the JAX path on GPUs (see README, "Compiled kernels").
+jaxbody/_kernels/cuda_ffi.cu runs the same lane code as the CPU (tree_lane.h), a thread per lane. Its numbers
+are checked on a GPU only (tests/kernels/test_cuda_kernels.py and the other kernel tests, run there by
+benchmarks/gpu_check.sh); this test keeps CPU machines from letting it break.
 """
 
 from __future__ import annotations
