@@ -44,6 +44,7 @@ def build_model(system):
         p_PF=f([b.X_PF[1] for b in bodies]),
         R_BM=f([b.X_BM[0] for b in bodies]),
         p_BM=f([b.X_BM[1] for b in bodies]),
+        armature=f(_armature(bodies, topo.nu)),
         mobilizer_params=tuple(
             f(np.stack([bodies[i].params for i in g.bodies]).reshape(len(g.bodies), g.mobilizer.n_params))
             for g in topo.groups
@@ -65,6 +66,14 @@ def build_model(system):
         default_motion_enabled=() if all(motion_on) else motion_on,
         signature=system_signature(matter),
     )
+
+
+def _armature(bodies, nu):
+    """(nu,) the bodies' default armature in their u slots."""
+    armature = np.zeros(nu)
+    for b in bodies:
+        armature[b.u_start:b.u_start + b.armature.shape[0]] = b.armature
+    return armature
 
 
 def system_signature(matter) -> SystemSignature:

@@ -73,6 +73,7 @@ class MobilizedBody(
         if params.shape != (expected,) or not np.all(np.isfinite(params)):
             raise InvalidArgument(f"{self.name}: {mobilizer.simbody_name} needs {expected} finite parameter(s), got {params}")
         self.params = params
+        self.armature = np.zeros(mobilizer.nu)
         self.index, self.q_start, self.u_start = matter._add(self, mobilizer)
         return self
 

@@ -193,7 +193,7 @@ class ModelDynamics:
     @operator(Stage.Velocity, jit=True)
     def calc_kinetic_energy(self, state: State):
         """Kinetic energy (J). Requires Velocity."""
-        return sp.calc_kinetic_energy(state.position, state.velocity)
+        return sp.calc_kinetic_energy(self.parameters, state.position, state.velocity, state.u)
 
     @operator(Stage.Dynamics, jit=True)
     def calc_potential_energy(self, state: State):

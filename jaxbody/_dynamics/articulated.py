@@ -19,7 +19,7 @@ Symbols (jaxbody / Simbody and Jain  ->  Featherstone):
     H = H_PB_G    S_i        hinge matrix: V_PB = H u (6 x nu_max, padded columns zero)
     P             I^A_i      articulated-body inertia
     PH = P H      U_i
-    D = H^T P H   D_i
+    D = H^T P H + diag(armature)   D_i
     D_inv         D_i^-1
     G = P H D^-1  U_i D_i^-1  (Jain's Kalman gain)
     P+ = P - G (PH)^T        I^a_i, what body i passes to its parent
@@ -90,14 +90,16 @@ def aba_inertias_inward(model, pos, udot_known) -> ArticulatedInertias:
     """
     topo = model.topology
     u_mask = jnp.asarray(topo.body_u_mask, pos.Mk_G.dtype)
+    armature = mobilizer_groups.per_body_u(topo, jnp.asarray(model.parameters.armature, pos.Mk_G.dtype))
 
     def step(x, children_P):
-        Mk, H, mask, known, l = x
+        Mk, H, mask, known, l, arm = x
         eye = jnp.eye(mask.shape[-1], dtype=Mk.dtype)
         P = Mk + children_P
         PH = spatial.matmul(P, H)
-        # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots) and for known bodies.
-        D = spatial.tmatmul(H, PH) + eye * (1.0 - mask[..., None, :])
+        # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots) and for known bodies;
+        # the armature on the diagonal (M = J^T Mk J + diag(armature)).
+        D = spatial.tmatmul(H, PH) + eye * (1.0 - mask[..., None, :]) + eye * (arm * mask)[..., None, :]
         D_inv = small_spd_inverse(jnp.where(known[..., None, None], eye, D))
         G = jnp.where(known[..., None, None], 0.0, spatial.matmul(PH, D_inv))
         P_plus = P - spatial.matmul_t(G, PH)
@@ -106,8 +108,8 @@ def aba_inertias_inward(model, pos, udot_known) -> ArticulatedInertias:
 
     with jax.named_scope("aba_inertias_inward"):
         (P, D_inv, G), _ = tree_scan.inward(
-            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, udot_known, pos.p_PB_G), jnp.zeros((6, 6), pos.Mk_G.dtype),
-            u_axes=((), (1,), (0,), (), ()), u_axes_out=((), (0, 1), (1,)),
+            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, udot_known, pos.p_PB_G, armature),
+            jnp.zeros((6, 6), pos.Mk_G.dtype), u_axes=((), (1,), (0,), (), (), (0,)), u_axes_out=((), (0, 1), (1,)),
         )
     return ArticulatedInertias(P, D_inv, G, udot_known)
 

@@ -22,13 +22,15 @@ def calc_body_acceleration_from_udot(model, pos, vel, udot: Mobilities) -> BodyS
 def calc_residual_force_ignoring_constraints(
     model, pos, vel, mobility_forces: Mobilities, body_forces: BodySpatialVecs, udot: Mobilities
 ) -> Mobilities:
-    """``M udot + c - f - J^T F`` (nu,): the mobility forces still needed to produce udot.
+    """``M udot + c - f - J^T F`` (nu,): the mobility forces still needed to produce udot (M includes the
+    armature: ``armature * udot``).
 
     Cost: one outward and one inward scan (recursive Newton-Euler).
     """
     A = calc_body_acceleration_from_udot(model, pos, vel, udot)
     inertial = spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A))) + vel.gyroscopic
-    return jacobians.multiply_by_system_jacobian_transpose(model, pos, inertial - body_forces) - mobility_forces
+    rotors = model.parameters.armature * udot
+    return jacobians.multiply_by_system_jacobian_transpose(model, pos, inertial - body_forces) + rotors - mobility_forces
 
 
 def calc_tree_equivalent_mobility_forces(model, pos, vel, body_forces: BodySpatialVecs) -> Mobilities:

@@ -12,14 +12,14 @@ from jaxbody._typing import BodySpatialMats, Mobilities
 
 
 def multiply_by_m(model, pos, a: Mobilities) -> Mobilities:
-    """``M a = J^T (Mk (J a))`` in O(n) without forming M (one outward and one inward scan).
+    """``M a = J^T (Mk (J a)) + armature * a`` in O(n) without forming M (one outward and one inward scan).
 
     a (nu,) -> (nu,).
     """
     A = jacobians.multiply_by_system_jacobian(model, pos, a)
     return jacobians.multiply_by_system_jacobian_transpose(
         model, pos, spatial.unflat(spatial.matvec(pos.Mk_G, spatial.flat(A)))
-    )
+    ) + model.parameters.armature * a
 
 
 def calc_composite_body_inertias(model, pos) -> BodySpatialMats:
@@ -38,7 +38,7 @@ def calc_composite_body_inertias(model, pos) -> BodySpatialMats:
 
 
 def calc_m(model, pos):
-    """Mass matrix M (nu, nu) by the composite-body method.
+    """Mass matrix M (nu, nu) by the composite-body method, plus ``diag(armature)``.
 
     For each body i and each ancestor-or-self j, the block
     ``M[u_j, u_i] = H_j^T Phi(p_j -> p_i) R_i H_i`` is computed in one
@@ -56,7 +56,7 @@ def calc_m(model, pos):
     shifted = jnp.concatenate([F_i[:, :3] + jnp.cross(l[:, :, None], F_i[:, 3:], axis=-2), F_i[:, 3:]], -2)
     blocks = spatial.tmatmul(H[anc], shifted)
     flat = jnp.concatenate([blocks.reshape(-1), jnp.zeros((1,), blocks.dtype)])
-    return flat[topo.mass_matrix_gather]
+    return flat[topo.mass_matrix_gather] + jnp.diag(jnp.asarray(model.parameters.armature, blocks.dtype))
 
 
 def calc_m_inv(model, pos, abi):

@@ -7,6 +7,8 @@ differentiated model can be checked on request. Both run the one set of checks i
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,6 +16,9 @@ import numpy as np
 from jaxbody._math.validity import (first_failure, inertia_failures, mass_failures, message, rotation_failures,
                                     vector_failures)
 from jaxbody.errors import InvalidArgument, InvalidInertia
+
+
+_BODY_FIELDS = ("mass", "com_B", "inertia_Bo_B", "R_PF", "p_PF", "R_BM", "p_BM")
 
 
 def _checked_values(params, xp):
@@ -34,23 +39,34 @@ def _failures(params, xp):
             for check, fails in checks(value, xp).items()}
 
 
+def _armature_failures(model, xp):
+    """(..., nbodies) True where a body's mobilities carry a negative or non-finite armature."""
+    armature = model.parameters.armature
+    bad = ~xp.isfinite(armature) | (armature < 0)
+    owner = np.asarray(model.topology.u_body)
+    return xp.stack([xp.any(bad[..., owner == b], axis=-1) for b in range(model.topology.nbodies)], axis=-1)
+
+
 def check_parameters(model) -> dict:
     """The builders' checks of ``model.parameters``, per body: ``{check: bool array (..., nbodies)}``, True where
     the body fails (all False: valid). Keys read "<what>: <check>", e.g. "mass: mass", "inertia about the mass
-    center: triangle", "X_PF: rotation". Pure jax.numpy: works on traced, vmapped (leading batch axes) and
-    differentiated models, and never raises; ``jb.replace_parameters`` raises for concrete values instead."""
-    return {f"{what}: {check}": fails for (what, check), (fails, _) in _failures(model.parameters, jnp).items()}
+    center: triangle", "X_PF: rotation", "armature: armature" (a negative or non-finite armature on one of the
+    body's mobilities). Pure jax.numpy: works on traced, vmapped (leading batch axes) and differentiated models,
+    and never raises; ``jb.replace_parameters`` raises for concrete values instead."""
+    checks = {f"{what}: {check}": fails for (what, check), (fails, _) in _failures(model.parameters, jnp).items()}
+    checks["armature: armature"] = _armature_failures(model, jnp)
+    return checks
 
 
 def raise_if_invalid(model, operation: str) -> None:
     """The builders' error for the first failing check of concrete parameters, naming the body; traced: nothing."""
     p = model.parameters
-    leaves = (p.mass, p.com_B, p.inertia_Bo_B, p.R_PF, p.p_PF, p.R_BM, p.p_BM)
-    if any(isinstance(x, jax.core.Tracer) for x in leaves):
+    leaves = tuple(getattr(p, name) for name in _BODY_FIELDS)
+    if any(isinstance(x, jax.core.Tracer) for x in leaves + (p.armature,)):
         return
     if not all(hasattr(x, "dtype") and np.issubdtype(x.dtype, np.floating) and np.ndim(x) >= 1 for x in leaves):
         return  # not numbers: a tree of vmap in_axes or shardings shaped like a Model
-    concrete = type(p)(*(np.asarray(x) for x in leaves), p.mobilizer_params, p.constraint_params)
+    concrete = dataclasses.replace(p, **{name: np.asarray(getattr(p, name)) for name in _BODY_FIELDS})
     failures = _failures(concrete, np)
     failed = first_failure({key: fails for key, (fails, _) in failures.items()})
     if failed:
@@ -58,6 +74,14 @@ def raise_if_invalid(model, operation: str) -> None:
         error = InvalidArgument if what.startswith("X_") else InvalidInertia
         raise error(f"{operation}: body {model.topology.body_names[index[-1]]!r}: "
                     + message(check, what, failures[what, check][1][index]))
+    if not (hasattr(p.armature, "dtype") and np.issubdtype(p.armature.dtype, np.floating)):
+        return
+    armature = np.asarray(p.armature)
+    bad = np.flatnonzero(~np.isfinite(armature) | (armature < 0))
+    if bad.size:
+        body = model.topology.body_names[model.topology.u_body[bad[0]]]
+        raise InvalidInertia(f"{operation}: body {body!r}: the armature of mobility u[{bad[0]}] must be finite and "
+                             f">= 0, got {armature[bad[0]]}")
 
 
 __all__ = ["check_parameters", "raise_if_invalid"]

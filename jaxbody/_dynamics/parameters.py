@@ -21,7 +21,9 @@ class Parameters(eqx.Module):
 
     mass (nbodies,) kg; com_B (nbodies, 3) mass center in B; inertia_Bo_B
     (nbodies, 3, 3) inertia about Bo in B; R_PF, p_PF the inboard frames X_PF;
-    R_BM, p_BM the outboard frames X_BM; mobilizer_params: per mobilizer
+    R_BM, p_BM the outboard frames X_BM; armature (nu,) per-mobility rotor inertia added to the mass
+    matrix's diagonal, ``M = J^T Mk J + diag(armature)`` (kg m^2 on a rotational mobility, kg on a
+    translational one; MuJoCo's and Pinocchio's ``armature``; zero unless set, Simbody has none); mobilizer_params: per mobilizer
     group (Topology.groups), (k, n_params) arrays (screw pitch, ellipsoid radii);
     constraint_params: per constraint group (Model.constraints.groups), (k, n_params) arrays
     (stations, directions, lengths, ...; see each constraint type).
@@ -34,6 +36,7 @@ class Parameters(eqx.Module):
     p_PF: jnp.ndarray
     R_BM: jnp.ndarray
     p_BM: jnp.ndarray
+    armature: jnp.ndarray
     mobilizer_params: tuple
     constraint_params: tuple = ()
 

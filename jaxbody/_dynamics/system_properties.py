@@ -7,10 +7,11 @@ import jax.numpy as jnp
 from jaxbody._math import spatial
 
 
-def calc_kinetic_energy(pos, vel):
-    """``1/2 sum V_GB^T Mk_G V_GB`` (J)."""
+def calc_kinetic_energy(params, pos, vel, u):
+    """``1/2 sum V_GB^T Mk_G V_GB + 1/2 sum armature u^2`` (J): the bodies' and the rotors' (armature) energy,
+    ``1/2 u^T M u``."""
     V = spatial.flat(vel.V_GB)
-    return 0.5 * jnp.sum(V * spatial.matvec(pos.Mk_G, V))
+    return 0.5 * jnp.sum(V * spatial.matvec(pos.Mk_G, V)) + 0.5 * jnp.sum(params.armature * u * u)
 
 
 def calc_system_mass(params):

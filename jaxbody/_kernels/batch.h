@@ -75,23 +75,24 @@ LaneArray<T> lane_array(const B& buf, int base_rank, const std::vector<int64_t>&
   return LaneArray<T>{buf.typed_data(), lane_map(buf, base_rank, out_lead)};
 }
 
-// The Model's numbers of one call, per lane: X_PF (R, p), X_BM (R, p), mass, mass center, inertia about Bo.
+// The Model's numbers of one call, per lane: X_PF (R, p), X_BM (R, p), mass, mass center, inertia about Bo,
+// armature (per mobility).
 template <typename T>
 struct ModelLanes {
-  LaneArray<T> R_PF, p_PF, R_BM, p_BM, mass, com, inertia;
+  LaneArray<T> R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature;
   JB_HD Params<T> at(int64_t lane) const {
     return Params<T>{R_PF.at(lane), p_PF.at(lane), R_BM.at(lane), p_BM.at(lane), mass.at(lane), com.at(lane),
-                     inertia.at(lane)};
+                     inertia.at(lane), armature.at(lane)};
   }
 };
 
 template <typename T, typename B>
 ModelLanes<T> model_lanes(const B& R_PF, const B& p_PF, const B& R_BM, const B& p_BM, const B& mass, const B& com,
-                          const B& inertia, const std::vector<int64_t>& out_lead) {
+                          const B& inertia, const B& armature, const std::vector<int64_t>& out_lead) {
   return ModelLanes<T>{lane_array<T>(R_PF, 3, out_lead), lane_array<T>(p_PF, 2, out_lead),
                        lane_array<T>(R_BM, 3, out_lead), lane_array<T>(p_BM, 2, out_lead),
                        lane_array<T>(mass, 1, out_lead), lane_array<T>(com, 2, out_lead),
-                       lane_array<T>(inertia, 3, out_lead)};
+                       lane_array<T>(inertia, 3, out_lead), lane_array<T>(armature, 1, out_lead)};
 }
 
 // The generic mobilizers' X_FM (R, p), H_FM and HDot_FM u computed by JAX, per lane (HDot u may be absent).

@@ -40,13 +40,22 @@ void parallel_lanes(int64_t lanes, int64_t min_lanes_per_thread, F body) {
   for (auto& th : pool) th.join();
 }
 
+// This thread's lane scratch of at least n numbers, kept between calls (a lane overwrites all it reads, as
+// lanes already share one scratch within a call), so a small batch does not pay an allocation per call.
+template <typename T>
+T* lane_scratch(size_t n) {
+  thread_local std::vector<T> scratch;
+  if (scratch.size() < n) scratch.resize(n);
+  return scratch.data();
+}
+
 template <ffi::DataType DT>
 using Buf = ffi::Buffer<DT>;
 
 template <ffi::DataType DT>
 ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p,
                            Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com,
-                           Buf<DT> inertia, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu,
+                           Buf<DT> inertia, Buf<DT> armature, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu,
                            ffi::ResultBuffer<DT> udot, ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau,
                            JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
@@ -59,15 +68,15 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
   const LaneMap mq = lane_map(q, 1, out_lead), mu = lane_map(u, 1, out_lead), mf = lane_map(f, 1, out_lead),
                 mF = lane_map(F, 3, out_lead), mW = lane_map(W, 2, out_lead), mk = lane_map(known, 1, out_lead),
                 mup = lane_map(udot_p, 1, out_lead);
-  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead);
+  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead);
   const auto gen = generic_lanes<T>(gR, gp, gH, &gHDu, out_lead);
   T* udot_out = udot->typed_data();
   T* A_out = A_GB->typed_data();
   T* tau_out = tau->typed_data();
   parallel_lanes(lanes, 64, [&](int64_t first, int64_t last) {
-    std::vector<T> scratch(Work<T>::per_body * tree.nb1);
+    T* scratch = lane_scratch<T>(Work<T>::per_body * tree.nb1);
     Work<T> w;
-    w.bind(scratch.data(), tree.nb1);
+    w.bind(scratch, tree.nb1);
     for (int64_t lane = first; lane < last; ++lane) {
       forward_dynamics_lane(tree, q.typed_data() + mq.offset(lane), u.typed_data() + mu.offset(lane),
                             f.typed_data() + mf.offset(lane), F.typed_data() + mF.offset(lane),
@@ -81,7 +90,7 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
 
 template <ffi::DataType DT>
 ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass,
-                    Buf<DT> com, Buf<DT> inertia, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs,
+                    Buf<DT> com, Buf<DT> inertia, Buf<DT> armature, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs,
                     ffi::ResultBuffer<DT> out, JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   const auto out_lead = leading_dims(*out, 2);
@@ -93,14 +102,14 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
   const Tree tree = make_tree(parent, code, q_start, u_start, nu_b, generic, nq, nu, ng, nu_cols);
   if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
   const LaneMap mq = lane_map(q, 1, out_lead), mk = lane_map(known, 1, out_lead), mr = lane_map(rhs, 2, out_lead);
-  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead);
+  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead);
   const auto gen = generic_lanes<T>(gR, gp, gH, static_cast<const Buf<DT>*>(nullptr), out_lead);
   T* o = out->typed_data();
   parallel_lanes(lanes, 16, [&](int64_t first, int64_t last) {
-    std::vector<T> scratch(Work<T>::per_body * tree.nb1 + 3 * (nu + 1));
+    T* scratch = lane_scratch<T>(Work<T>::per_body * tree.nb1 + 3 * (nu + 1));
     Work<T> w;
-    w.bind(scratch.data(), tree.nb1);
-    T* col_in = scratch.data() + Work<T>::per_body * tree.nb1;
+    w.bind(scratch, tree.nb1);
+    T* col_in = scratch + Work<T>::per_body * tree.nb1;
     T* col_out = col_in + nu + 1;
     T* tau = col_out + nu + 1;
     for (int64_t lane = first; lane < last; ++lane) {
@@ -115,13 +124,13 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
   ffi::Ffi::Bind()                                                                                            \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                               \
       .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
 
 #define JB_MINV_BINDING(DT)                                                                                   \
   ffi::Ffi::Bind()                                                                                            \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()               \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Ret<Buf<DT>>() JB_TREE_ATTRS
 
 }  // namespace

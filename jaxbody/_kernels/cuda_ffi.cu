@@ -124,7 +124,8 @@ using Buf = ffi::Buffer<DT>;
 template <ffi::DataType DT>
 ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<DT> q, Buf<DT> u, Buf<DT> f,
                                Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p, Buf<DT> R_PF, Buf<DT> p_PF,
-                               Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia, Buf<DT> gR,
+                               Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia,
+                               Buf<DT> armature, Buf<DT> gR,
                                Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu, ffi::ResultBuffer<DT> udot,
                                ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau, JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
@@ -139,7 +140,7 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
   const FdArgs<T> a{lane_array<T>(q, 1, out_lead), lane_array<T>(u, 1, out_lead), lane_array<T>(f, 1, out_lead),
                     lane_array<T>(F, 3, out_lead), lane_array<T>(W, 2, out_lead), lane_array<T>(known, 1, out_lead),
                     lane_array<T>(udot_p, 1, out_lead),
-                    model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead),
+                    model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead),
                     generic_lanes<T>(gR, gp, gH, &gHDu, out_lead),
                     udot->typed_data(), A_GB->typed_data(), tau->typed_data()};
   const int threads = block_size();
@@ -160,7 +161,7 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
 template <ffi::DataType DT>
 ffi::Error MInverseCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<DT> q, Buf<DT> known, Buf<DT> R_PF,
                         Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia,
-                        Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs, ffi::ResultBuffer<DT> out,
+                        Buf<DT> armature, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs, ffi::ResultBuffer<DT> out,
                         JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
@@ -175,7 +176,7 @@ ffi::Error MInverseCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<
   if (error.failure()) return error;
   const MinvArgs<T> a{lane_array<T>(q, 1, out_lead), lane_array<T>(known, 1, out_lead),
                       lane_array<T>(rhs, 2, out_lead),
-                      model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, out_lead),
+                      model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead),
                       generic_lanes<T>(gR, gp, gH, static_cast<const Buf<DT>*>(nullptr), out_lead), k,
                       out->typed_data()};
   const int64_t per_lane = Work<T>::per_body * tree.nb1 + 3 * (nu + 1);
@@ -192,7 +193,7 @@ ffi::Error MInverseCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<
       .Ctx<ffi::ScratchAllocator>()                                                                           \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                               \
       .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
 
 #define JB_MINV_CUDA_BINDING(DT)                                                                              \
@@ -200,7 +201,7 @@ ffi::Error MInverseCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<
       .Ctx<ffi::PlatformStream<cudaStream_t>>()                                                               \
       .Ctx<ffi::ScratchAllocator>()                                                                           \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()               \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Ret<Buf<DT>>() JB_TREE_ATTRS
 
 }  // namespace

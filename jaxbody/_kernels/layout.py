@@ -89,8 +89,9 @@ def kernel_layout(topo) -> KernelLayout:
 def generic_inputs(topo, params, q, u):
     """X_FM, H_FM (padded to nu_max columns) and HDot_FM u of the GENERIC bodies, rows in layout order.
 
-    Returns R_FM (ng, 3, 3), p_FM (ng, 3), H_FM (ng, 6, nu_max), HDot_FM_u (ng, 6) with ng >= 1 (one zero
-    row when every body is native). ``u`` may be None (position-only kernels): HDot_FM_u is then zeros.
+    Returns R_FM (ng, 3, 3), p_FM (ng, 3), H_FM (ng, 6, nu_max), HDot_FM_u (ng, 6); ng = 0 when every body is
+    native (empty arrays: nothing to compute or pass). ``u`` may be None (position-only kernels): HDot_FM_u is
+    then zeros.
     """
     layout = kernel_layout(topo)
     dtype = q.dtype
@@ -109,7 +110,7 @@ def generic_inputs(topo, params, q, u):
             ug = u[topo.group_u_index[i]]
             HDs.append(jnp.einsum("kij,kj->ki", mob.calc_HDot_FM(qg, ug, prm), ug))
     if not Rs:
-        return (jnp.eye(3, dtype=dtype)[None], jnp.zeros((1, 3), dtype), jnp.zeros((1, 6, topo.nu_max), dtype),
-                jnp.zeros((1, 6), dtype))
+        return (jnp.zeros((0, 3, 3), dtype), jnp.zeros((0, 3), dtype), jnp.zeros((0, 6, topo.nu_max), dtype),
+                jnp.zeros((0, 6), dtype))
     cat = lambda xs: jnp.concatenate(xs, 0).astype(dtype)  # noqa: E731
     return cat(Rs), cat(ps), cat(Hs), cat(HDs)

@@ -46,7 +46,7 @@ def _ffi_name(base: str, dtype) -> str:
 
 def _model_inputs(prm, dtype):
     return [jnp.asarray(x, dtype) for x in (prm.R_PF, prm.p_PF, prm.R_BM, prm.p_BM, prm.mass, prm.com_B,
-                                            prm.inertia_Bo_B)]
+                                            prm.inertia_Bo_B, prm.armature)]
 
 
 def _call_kernel(base, topo, out, args, dtype):

@@ -33,7 +33,7 @@ constexpr int NU_MAX = 6;
 struct Tree {
   int64_t nb1;             // bodies including Ground
   int64_t nq, nu;          // lengths of q and u
-  int64_t ng;              // rows of the generic-body inputs (at least 1)
+  int64_t ng;              // rows of the generic-body inputs (0 when every body is native)
   int64_t nu_cols;         // columns of the generic H_FM input (the model's nu_max)
   const int64_t* parent;   // (nb1,), parent[0] = -1
   const int64_t* code;     // (nb1,) MobilizerCode
@@ -47,6 +47,7 @@ struct Tree {
 template <typename T>
 struct Params {
   const T *R_PF, *p_PF, *R_BM, *p_BM, *mass, *com, *inertia;
+  const T* armature;  // (nu,) rotor inertia added to M's diagonal
 };
 
 // Generic-body inputs of one lane.
@@ -326,8 +327,9 @@ JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Param
 
 // ---- RBDA pass 2, inertia part: P, D^-1, G = P H D^-1, P+ passed to the parent, inward ----------------
 
+// ``armature`` (nu,) is added to D's diagonal: M = J^T Mk J + diag(armature).
 template <typename T>
-JB_HD void inertias_inward(const Tree& tree, const T* known, Work<T>& w) {
+JB_HD void inertias_inward(const Tree& tree, const T* known, const T* armature, Work<T>& w) {
   for (int64_t b = tree.nb1 - 1; b >= 1; --b) {
     with_nu(tree.nu_b[b], [&](auto nu_tag) {
       constexpr int64_t nu = decltype(nu_tag)::value;
@@ -355,6 +357,7 @@ JB_HD void inertias_inward(const Tree& tree, const T* known, Work<T>& w) {
             for (int k = 0; k < 6; ++k) s += H[k * nu + a] * PH[k * nu + c];
             D[a * nu + c] = s;
           }
+        for (int a = 0; a < nu; ++a) D[a * nu + a] += armature[tree.u_start[b] + a];
         if (nu) spd_inverse(D, static_cast<int>(nu), Dinv);
         for (int i = 0; i < 6; ++i)
           for (int c = 0; c < nu; ++c) {
@@ -505,7 +508,7 @@ JB_HD void forward_dynamics_lane(const Tree& tree, const T* q, const T* u, const
                                  const T* known, const T* udot_p, const Params<T>& prm, const Generic<T>& gen,
                                  Work<T>& w, T* udot, T* A_GB, T* tau) {
   kinematics_pass(tree, q, u, prm, gen, w);
-  inertias_inward(tree, known, w);
+  inertias_inward(tree, known, prm.armature, w);
   forces_inward(tree, f, F, weights, udot_p, true, w);
   accelerations_outward(tree, known, udot_p, true, w, udot, A_GB, tau);
 }
@@ -516,7 +519,7 @@ template <typename T>
 JB_HD void m_inverse_lane(const Tree& tree, const T* q, const T* known, const Params<T>& prm, const Generic<T>& gen,
                           const T* rhs, int64_t k, Work<T>& w, T* col_in, T* col_out, T* tau_scratch, T* out) {
   kinematics_pass(tree, q, static_cast<const T*>(nullptr), prm, gen, w);
-  inertias_inward(tree, known, w);
+  inertias_inward(tree, known, prm.armature, w);
   for (int64_t j = 0; j < k; ++j) {
     for (int64_t i = 0; i < tree.nu; ++i) col_in[i] = rhs[i * k + j];
     forces_inward(tree, col_in, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr),

@@ -4,8 +4,8 @@ Joint limits become Simbody's ``Force.MobilityLinearStop`` (one-sided springs be
 Hunt-Crossley dissipation: ``f = -k x (1 + d qdot)`` past the upper bound, ``f = -k x (1 - d qdot)`` past the
 lower one, never pulling; x = the penetration, rad or m). The files give no stiffness, so the importers choose
 one that makes every stop equally firm whatever the link sizes: ``k = M_ii / tau^2`` with M_ii the joint's
-diagonal mass-matrix entry at the file's reference configuration (kg m^2 for a hinge, kg for a slide; the
-rigid-body value, without armature) and tau = ``LIMIT_TIME_CONSTANT`` = 0.02 s (MuJoCo's default limit
+diagonal mass-matrix entry at the file's reference configuration (kg m^2 for a hinge, kg for a slide;
+armature included) and tau = ``LIMIT_TIME_CONSTANT`` = 0.02 s (MuJoCo's default limit
 ``solref`` time constant), so a joint alone on its stop oscillates at 1/tau = 50 rad/s, and a constant torque
 T sinks it T tau^2 / M_ii past its bound (gravity on a link of length l: about 9.81 tau^2 / l rad). The
 dissipation d = ``LIMIT_DISSIPATION`` = 1 s/rad (or s/m): a stop struck at speed v keeps about

@@ -97,7 +97,7 @@ class ImportedModel(CoordinateIndex):
     ``u_index(name)`` give its slots in the State); constraints: name -> the Constraint made from a URDF mimic
     ("mimic <joint>") or an MJCF equality (its name, or "equality<i>"); joint_limits: joint name -> (lower, upper) in the joint's q units;
     damping: joint name -> coefficient (N m s/rad or N s/m; applied as the ``passive_forces`` dampers);
-    armature: joint name -> coefficient, metadata only (jaxbody has no armature);
+    armature: joint name -> coefficient as in the file (nonzero only; applied as the mobilizers' armature);
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual;
     passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs and dampers made from the file
     (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its

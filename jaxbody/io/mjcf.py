@@ -21,14 +21,14 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   at start are disabled by default.
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, fixed-
   tendon spring-dampers and joint-limit stops become force elements (jaxbody.io.mjcf_passive); frictionloss
-  and the other passive attributes jaxbody does not model warn, naming the joints. Armature is metadata only
-  (jaxbody has no armature: a model with armature warns; its M differs by the armature).
+  and the other passive attributes jaxbody does not model warn, naming the joints. A joint's ``armature``
+  becomes its mobilizer's armature (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo
+  does; a free joint's (v, w) dofs map to jaxbody's (w, v) mobilities).
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 
@@ -140,9 +140,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
                                       limit_time_constant, limit_dissipation)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
-    if armature:
-        warnings.warn(f"MJCF: armature is not modelled by jaxbody (kept in ImportedModel.armature): "
-                      f"{sorted(armature)}", stacklevel=2)
+    for j, name in enumerate(joint_names):
+        if name in armature:
+            coordinates[name].mobilized_body.set_default_armature(_joint_armature(m, j))
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies,
         frames={body_names[b]: Frame(mobods[b], Transform()) for b in range(m.nbody)}, coordinates=coordinates,
@@ -152,3 +152,13 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
         passive_forces=passive, limit_stops=stops,
     )
+
+
+def _joint_armature(m, j):
+    """MuJoCo's per-dof armature of joint j in jaxbody's mobility order (a free joint's qvel is (v, w), its u
+    (w, v)). Ball and free joints have one armature per joint in MJCF, so re-expressing their velocities in
+    another frame leaves ``diag(armature)`` unchanged."""
+    nv = {_FREE: 6, _BALL: 3}.get(int(m.jnt_type[j]), 1)
+    values = np.array(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + nv], dtype=float)
+    return np.concatenate([values[3:], values[:3]]) if nv == 6 else values
+

@@ -16,7 +16,7 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
   ``F = -k (L - L_hi)`` above the range, ``-k (L - L_lo)`` below, 0 between, minus ``c Ldot``, applied as
   ``coef_i F`` on u_i (a ``Force.Custom`` per tendon, PE ``k (L - bound)^2 / 2``).
 * limited hinge and slide joints: ``Force.MobilityLinearStop`` at ``range`` (``jaxbody.io._passive``: stiffness
-  M_ii / tau^2 with MuJoCo's ``dof_M0`` less armature); not added with ``joint_limits=False``.
+  M_ii / tau^2 with MuJoCo's ``dof_M0``, armature included); not added with ``joint_limits=False``.
 
 Warned, naming the joints or tendons, and not modelled: ``frictionloss`` (joints and tendons), MuJoCo 4's
 polynomial stiffness and damping coefficients and ``springyield`` (plasticity), ball-joint cone limits, tendon
@@ -132,7 +132,7 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
             if m.jnt_limited[j] and int(m.jnt_type[j]) not in (_FREE, _BALL):
                 dof = int(m.jnt_dofadr[j])
                 stops[name] = add_limit_stop(forces, coordinates[name].mobilized_body,
-                                             float(m.dof_M0[dof] - m.dof_armature[dof]), *map(float, m.jnt_range[j]),
+                                             float(m.dof_M0[dof]), *map(float, m.jnt_range[j]),
                                              time_constant, dissipation)
     _warn_unmodelled(mujoco, m, joint_names, joint_limits)
     return passive, stops

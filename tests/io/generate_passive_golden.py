@@ -4,8 +4,8 @@
 Models: tests/models/passive.xml (every passive joint attribute load_mjcf reads) and the unmodified MJX
 humanoid (damping, stiffness and armature on every body joint). MuJoCo's settings: every constraint disabled
 (mjDSBL_CONSTRAINT: contacts, joint limits, friction loss, equalities; jaxbody's limits are force elements and
-are compared separately), actuation disabled, passive forces (springs and dampers) ON, and armature set to
-zero in the generator's copy because jaxbody does not model armature. Per state: qpos, qvel, qfrc_applied,
+are compared separately), actuation disabled, passive forces (springs and dampers) ON, armature as in the
+files (jaxbody models it: MobilizedBody.set_default_armature). Per state: qpos, qvel, qfrc_applied,
 qacc of mj_forward, and qfrc_spring + qfrc_damper (MuJoCo's joint and tendon passive forces). States: qpos0
 and one near it (tendon inside its spring length range), then 10 random ones (seeded): hinges and slides
 uniform in [-1.5, 1.5], ball and free orientations uniform, free positions normal.
@@ -31,7 +31,6 @@ def random_quaternion(rng):
 
 def passive_golden(file):
     m = mujoco.MjModel.from_xml_path(os.path.join(MODELS, file))
-    m.dof_armature[:] = 0.0
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_ACTUATION
     d = mujoco.MjData(m)
     rng = np.random.default_rng(41 + len(file))

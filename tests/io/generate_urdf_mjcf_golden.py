@@ -8,8 +8,14 @@ URDF (Pinocchio): q, v, tau, a; M = crba, ddq = aba(q, v, tau), rnea(q, v, a), o
 fixed base and floating base (JointModelFreeFlyer). Gravity: Pinocchio's default (0, 0, -9.81).
 MJCF (MuJoCo): qpos, qvel, qfrc_applied; M = mj_fullM, qacc of mj_forward with constraints, contacts,
 springs, dampers and actuation disabled, body poses xpos/xmat; with only equalities enabled (contacts, limits
-and friction loss off) their residual rows efc_pos (eq_pos; eq_id: the equality of each row). Armature is set to zero in the
-generator's copy (jaxbody has none); damping and stiffness need nothing (disabled).
+and friction loss off) their residual rows efc_pos (eq_pos; eq_id: the equality of each row). Armature as in the
+files (jaxbody adds it to M's diagonal as MuJoCo does); damping and stiffness need nothing (disabled).
+Armature against Pinocchio (``model.armature``, which its crba, aba and rnea include): the Panda (fixed base) and
+Solo12 (floating base) again with seeded armature on every dof ("armature" in Pinocchio's v order). The free
+flyer gets one value on its three angular dofs and none on its linear ones: armature is attached to the
+velocity coordinates, and Pinocchio's linear velocity is in the body frame while jaxbody's (and MuJoCo's) is in
+Ground, so armature on those dofs is a different force law (it resists d/dt of a different vector); an
+isotropic value on the angular dofs is the same in both (d/dt (R^T w) = R^T dw/dt).
 """
 
 from __future__ import annotations
@@ -31,9 +37,14 @@ def random_quaternion(rng):
     return q / np.linalg.norm(q)
 
 
-def urdf_golden(file, floating):
+def urdf_golden(file, floating, armature=False):
     path = os.path.join(MODELS, file)
     model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
+    if armature:
+        values = np.random.default_rng(5 + len(file)).uniform(0.01, 0.5, model.nv)
+        if floating:
+            values[:6] = (0.0, 0.0, 0.0, 0.2, 0.2, 0.2)   # free flyer: v = (linear in the body frame, angular)
+        model.armature = values
     data = model.createData()
     rng = np.random.default_rng(17 + len(file) + floating)
     out = {k: [] for k in ("q", "v", "tau", "a", "M", "ddq", "rnea", "oMi", "oMf")}
@@ -66,12 +77,12 @@ def urdf_golden(file, floating):
     return {**{k: np.array(v) for k, v in out.items()}, "joint_names": np.array(names),
             "idx_q": np.array([model.joints[j].idx_q for j in range(1, model.njoints)]),
             "idx_v": np.array([model.joints[j].idx_v for j in range(1, model.njoints)]),
-            "gravity": np.array(model.gravity.linear), "link_names": np.array([model.frames[f].name for f in links])}
+            "gravity": np.array(model.gravity.linear), "link_names": np.array([model.frames[f].name for f in links]),
+            "armature": np.array(model.armature)}
 
 
 def mjcf_golden(file):
     m = mujoco.MjModel.from_xml_path(os.path.join(MODELS, file))
-    m.dof_armature[:] = 0.0
     m.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_CONTACT
                            | mujoco.mjtDisableBit.mjDSBL_DAMPER | mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
     d = mujoco.MjData(m)
@@ -118,6 +129,10 @@ def main():
         for floating in (False, True):
             np.savez_compressed(os.path.join(GOLDEN, f"pinocchio_{stem}_{'floating' if floating else 'fixed'}.npz"),
                                 **urdf_golden(file, floating))
+    for file, floating in (("panda.urdf", False), ("solo12.urdf", True)):
+        np.savez_compressed(os.path.join(GOLDEN, f"pinocchio_{file.split('.')[0]}_armature_"
+                                                 f"{'floating' if floating else 'fixed'}.npz"),
+                            **urdf_golden(file, floating, armature=True))
     for file in ("mjx_humanoid.xml", "equalities.xml"):
         np.savez_compressed(os.path.join(GOLDEN, f"mujoco_{file.split('.')[0]}.npz"), **mjcf_golden(file))
 

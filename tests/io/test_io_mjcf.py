@@ -1,8 +1,8 @@
 """load_mjcf against MuJoCo: MJX's humanoid (27 dofs, three hinges in one body) and tests/models/equalities.xml
 (connect, weld and joint equalities; free, ball, slide, multi-hinge bodies; geom-inferred and full inertias).
 
-Reference: tests/io/golden/mujoco_*.npz from tests/io/generate_urdf_mjcf_golden.py (armature zeroed in the
-generator's copy). M vs mj_fullM, unconstrained udot vs mj_forward's qacc (constraints, contacts, springs,
+Reference: tests/io/golden/mujoco_*.npz from tests/io/generate_urdf_mjcf_golden.py (armature as in the files:
+jaxbody adds it to M's diagonal as MuJoCo does). M vs mj_fullM, unconstrained udot vs mj_forward's qacc (constraints, contacts, springs,
 dampers, actuation disabled; jaxbody's springs and dampers switched off per State and its limit stops not
 loaded: tests/io/test_io_passive.py compares those) and every body pose vs xpos/xmat, to 1e-10 relative, after jaxbody.io.mjcf's
 coordinate map (free: q = (quaternion, position), u = (w, v) in Ground vs qvel = (v, R^T w); ball: qvel =

@@ -3,9 +3,9 @@
 MJCF against MuJoCo 4.0 (tests/io/golden/mujoco_passive_*.npz from tests/io/generate_passive_golden.py) on
 tests/models/passive.xml (hinge and slide springs with springref, dampers, ball and free springs with a rotated
 reference, a fixed tendon with a spring length range) and the unmodified MJX humanoid. MuJoCo ran with every
-constraint disabled (contacts, limits, friction loss) and passive forces on; jaxbody does not model armature,
-so the generator zeroed MuJoCo's armature (the humanoid has 0.01 on every body joint, passive.xml 0.05 on the
-shoulder), and the models are loaded with ``joint_limits=False`` (MuJoCo's limits are constraints, off here).
+constraint disabled (contacts, limits, friction loss) and passive forces on, armature as in the files (the
+humanoid has 0.01 on every body joint, passive.xml 0.05 on the shoulder; jaxbody adds it to M's diagonal),
+and the models are loaded with ``joint_limits=False`` (MuJoCo's limits are constraints, off here).
 Compared: udot mapped to qacc (to 1e-10) and the passive generalized forces (qfrc_spring + qfrc_damper).
 The limit stops are checked against their documented formula (jaxbody.io._passive) beyond the bounds, with
 M_ii from jaxbody's own mass matrix, for both formats; URDF damping against -c u.
@@ -97,6 +97,15 @@ def test_mjcf_comparison_fails_on_a_broken_spring():
     g, qacc, qfrc_passive = against_mujoco("passive", broken)
     assert np.max(np.abs(qfrc_passive - g["qfrc_passive"])) > 1.0
     assert np.max(np.abs(qacc - g["qacc"])) > 1.0
+
+
+def test_mjcf_armature_is_what_brings_udot_to_mujocos():
+    """Without the file's armature (0.01 on every body joint of the humanoid) udot no longer matches qacc."""
+    with open(os.path.join(MODELS, "mjx_humanoid.xml")) as f:
+        xml = f.read()
+    assert 'armature=".01"' in xml
+    g, qacc, _ = against_mujoco("mjx_humanoid", xml.replace('armature=".01"', 'armature="0"'))
+    assert np.max(np.abs(qacc - g["qacc"])) > 1e-3
 
 
 def stop_expected(k, d, q, qdot, lower, upper):

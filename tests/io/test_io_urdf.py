@@ -6,6 +6,10 @@ inverse dynamics and the joint frames X_GB equal Pinocchio's to 1e-10 relative a
 jaxbody.io.urdf (a floating base: q = (quaternion w first, position), u = (w, v) in Ground, vs Pinocchio's
 (position, quaternion x,y,z,w) and body-frame (v, w)). The Panda's mimic finger is a CoordinateCoupler;
 the comparison is of the tree (constraints ignored), as Pinocchio builds it without mimic.
+
+Armature: the Panda (fixed) and Solo12 (floating) again with Pinocchio's ``model.armature`` on every dof and the
+same values set on jaxbody's Model (``jb.replace_parameters(model, armature=...)``, mapped to jaxbody's u order):
+M, forward and inverse dynamics to 1e-10 as above.
 """
 
 import os
@@ -21,7 +25,8 @@ import jaxbody as jb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "models")
-CASES = [(f, b) for f in ("panda", "ur5_robot", "solo12", "human") for b in ("fixed", "floating")]
+CASES = [(f, b) for f in ("panda", "ur5_robot", "solo12", "human") for b in ("fixed", "floating")] + [
+    ("panda", "armature_fixed"), ("solo12", "armature_floating")]
 FILES = {"panda": "panda.urdf", "ur5_robot": "ur5_robot.urdf", "solo12": "solo12.urdf", "human": "human.urdf"}
 
 
@@ -50,18 +55,33 @@ def coordinate_map(imported, golden, k):
     return q_jb, np.linalg.solve(T, v_pin), T, bias
 
 
+def armature_in_u_order(imported, golden, nu):
+    """Pinocchio's armature (v order) in jaxbody's u order (a free flyer's (linear, angular) -> (w, v))."""
+    armature = np.zeros(nu)
+    for name, iv in zip(golden["joint_names"], golden["idx_v"]):
+        c = imported.coordinates[str(name)]
+        ju = c.mobilized_body.get_first_u_index()
+        if c.nu == 1:
+            armature[ju] = golden["armature"][iv]
+        else:
+            armature[ju:ju + 3], armature[ju + 3:ju + 6] = golden["armature"][iv + 3:iv + 6], golden["armature"][iv:iv + 3]
+    return armature
+
+
 @pytest.fixture(scope="module", params=CASES, ids=[f"{f}-{b}" for f, b in CASES])
 def case(request):
     stem, base = request.param
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        imported = jb.io.load_urdf(os.path.join(MODELS, FILES[stem]), floating_base=base == "floating",
+        imported = jb.io.load_urdf(os.path.join(MODELS, FILES[stem]), floating_base=base.endswith("floating"),
                                    joint_limits=False)   # Pinocchio's aba/rnea have no limits and no damping:
     model = imported.system.realize_topology()
+    golden = dict(np.load(os.path.join(HERE, "golden", f"pinocchio_{stem}_{base}.npz")))
+    if base.startswith("armature"):
+        model = jb.replace_parameters(model, armature=armature_in_u_order(imported, golden, model.topology.nu))
     without_passive = model.default_state()               # the dampers are switched off per State
     for handle in (h for hs in imported.passive_forces.values() for h in hs):
         without_passive = imported.forces.set_force_is_disabled(without_passive, handle, True)
-    golden = dict(np.load(os.path.join(HERE, "golden", f"pinocchio_{stem}_{base}.npz")))
     mobods = [imported.coordinates[str(n)].mobilized_body for n in golden["joint_names"]]
     frames = [imported.frames[str(n)] for n in golden["link_names"]]
 

@@ -3,7 +3,7 @@ grad and second derivatives against the JAX path (1e-10) and central differences
 
 On conservative_tree_10 (pin, ball, universal, free, gimbal, slider, planar, cylinder, ellipsoid: native and
 generic kernel types), with respect to q, u, applied mobility and body forces and the Model's leaves
-(masses, mass centers, inertias, X_PF, X_BM, the gravity vector of its force element).
+(masses, mass centers, inertias, X_PF, X_BM, armature (nonzero here), the gravity vector of its force element).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ REL = 1e-10
 @pytest.fixture(scope="module")
 def setup():
     model, _ = conservative_tree_10()
+    model = jb.replace_parameters(model, armature=jnp.asarray(np.random.default_rng(2).uniform(0.05, 0.3,
+                                                                                            model.topology.nu)))
     q, u = random_qu(model, 3)
     f, F = random_forces(model, 4)
     inputs = dict(q=jnp.asarray(q), u=jnp.asarray(u), f=jnp.asarray(f), F=jnp.asarray(F),
