@@ -119,7 +119,7 @@ def realize(model, state: State, stage: Stage = Stage.Acceleration) -> State:
     """Return ``state`` realized through ``stage`` (Time and earlier need no work)."""
     stage = Stage(stage)
     cset = model.constraints
-    if stage >= Stage.Position and state.position is None:
+    if stage >= Stage.Position and state.get_system_stage() < Stage.Position:
         pos = kinematics.realize_position(model, state.q)
         if cset.mp:
             mask = equations.row_mask(model, state.constraint_enabled)[: cset.mp]
@@ -127,15 +127,15 @@ def realize(model, state: State, stage: Stage = Stage.Acceleration) -> State:
                 pos, position_errors=equations.position_errors(model, state.t, state.q, pos) * mask
             )
         state = dataclasses.replace(state, position=pos)
-    if stage >= Stage.Velocity and state.velocity is None:
+    if stage >= Stage.Velocity and state.get_system_stage() < Stage.Velocity:
         vel = kinematics.realize_velocity(model, state.position, state.q, state.u)
         if cset.mp + cset.mv:
             mask = equations.row_mask(model, state.constraint_enabled)[: cset.mp + cset.mv]
             verr = equations.velocity_errors_from_cache(model, state.t, state.q, state.u, state.position, vel)
             vel = dataclasses.replace(vel, velocity_errors=verr * mask)
         state = dataclasses.replace(state, velocity=vel)
-    if stage >= Stage.Dynamics and state.dynamics is None:
+    if stage >= Stage.Dynamics and state.get_system_stage() < Stage.Dynamics:
         state = dataclasses.replace(state, dynamics=realize_dynamics(model, state))
-    if stage >= Stage.Acceleration and state.acceleration is None:
+    if stage >= Stage.Acceleration and state.get_system_stage() < Stage.Acceleration:
         state = dataclasses.replace(state, acceleration=realize_acceleration(model, state))
     return state

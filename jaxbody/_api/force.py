@@ -16,5 +16,5 @@ from jaxbody._api.force_compound import CompoundForces
 class Force(BasicForces, CompoundForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
-    (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
+    and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
     Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound)."""

@@ -15,6 +15,7 @@ from jaxbody._api.force_checks import (
     check_mobod,
     check_spring_coordinate,
     check_which_u,
+    positive,
     scalar,
     vec3,
 )
@@ -81,6 +82,19 @@ class BasicForces:
         which_u = check_which_u(mobod, which_u, label)
         c = scalar(damping, f"{label}: damping", True)
         return ForceHandle(forces, lambda: mobility.MobilityLinearDamper(u_index=mobod.u_start + which_u, damping=c), label)
+
+    @staticmethod
+    def MobilitySmoothCoulombFriction(forces, mobod, which_u, friction, transition_velocity) -> ForceHandle:
+        """``-friction tanh(u[which_u] / transition_velocity)``: jaxbody's smooth Coulomb friction (Simbody has
+        none; see jaxbody._dynamics.force_elements.mobility). friction >= 0 (N or N m), transition_velocity > 0
+        (m/s or rad/s, the mobility's speed units)."""
+        check_mobod(forces, mobod, "MobilitySmoothCoulombFriction")
+        label = f"MobilitySmoothCoulombFriction on {mobod.name!r}"
+        which_u = check_which_u(mobod, which_u, label)
+        mu = scalar(friction, f"{label}: friction", True)
+        v_t = positive(transition_velocity, f"{label}: transition_velocity")
+        return ForceHandle(forces, lambda: mobility.MobilitySmoothCoulombFriction(
+            u_index=mobod.u_start + which_u, friction=mu, transition_velocity=v_t), label)
 
     @staticmethod
     def MobilityConstantForce(forces, mobod, which_u, force) -> ForceHandle:

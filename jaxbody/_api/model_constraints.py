@@ -58,7 +58,7 @@ class ModelConstraints:
         it reads the Position cache when present and otherwise computes the position kinematics (one
         outward scan).
         """
-        pos = state.position if state.position is not None else realize_position(self, state.q)
+        pos = state.position if state.get_system_stage() >= Stage.Position else realize_position(self, state.q)
         mask = self._row_mask(state)[: self.constraints.mp]
         return equations.position_errors(self, state.t, state.q, pos) * mask
 
@@ -115,7 +115,7 @@ class ModelConstraints:
     def calc_g(self, state: State):
         """G (m, nu) (requires Velocity). Read from the Acceleration cache when realized (forward dynamics forms
         it), else formed now: m inward sweeps, O(m n)."""
-        if state.acceleration is not None and state.acceleration.constraint_matrix is not None:
+        if state.get_system_stage() >= Stage.Acceleration and state.acceleration.constraint_matrix is not None:
             return state.acceleration.constraint_matrix
         return self._constraint_ops(state).calc_g()
 

@@ -38,14 +38,14 @@ class ModelDynamics:
         is realized that far, and otherwise computes them here (one inward scan, the cost each caller's
         docstring states). Realize to Dynamics once to share them between several such operators.
         """
-        if state.dynamics is not None:
+        if state.get_system_stage() >= Stage.Dynamics:
             return state.dynamics.articulated
         known = prescribed.calc_udot_known_bodies(self, state)
         return articulated.aba_inertias_inward(self, state.position, known)
 
     def _known_bodies(self, state: State, dtype):
         """(nbodies,) 1.0 where a body's udots are known (locks, Motions), as the kernels take them."""
-        known = state.dynamics.articulated.udot_known if state.dynamics is not None else \
+        known = state.dynamics.articulated.udot_known if state.get_system_stage() >= Stage.Dynamics else \
             prescribed.calc_udot_known_bodies(self, state)
         return known.astype(dtype)
 
@@ -77,7 +77,7 @@ class ModelDynamics:
     def _tree_accelerations(self, state: State, mobility_forces, body_forces) -> articulated.TreeAccelerations:
         """The ABA for given forces at a State realized to Velocity; known udots from the Dynamics cache if
         realized, else evaluated now (as the articulated inertias, see _articulated_inertias)."""
-        known_udot = state.dynamics.udot_prescribed if state.dynamics is not None else prescribed.calc_known_udot(self, state)
+        known_udot = state.dynamics.udot_prescribed if state.get_system_stage() >= Stage.Dynamics else prescribed.calc_known_udot(self, state)
         return articulated.calc_tree_accelerations(
             self, state.position, state.velocity, self._articulated_inertias(state),
             self._mobility(mobility_forces), self._bodyforces(body_forces), known_udot,

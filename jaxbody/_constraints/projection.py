@@ -40,6 +40,7 @@ from jaxbody._constraints.multipliers import VelocityConstraintOperators
 from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._math.lapack import pinv
 from jaxbody._topology import mobilizer_groups
+from jaxbody._typing import Stage
 
 MAX_Q_ITERATIONS = 20
 MAX_REFINE_ITERATIONS = 20  # anchored (or Gauss-Newton back) steps from the manifold to the closest point
@@ -276,7 +277,7 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
                                  u_iterations=jnp.zeros((), jnp.int32), q_entry_norm=zero, q_final_norm=zero,
                                  u_entry_norm=zero, u_final_norm=zero, u_err_estimate=u_err_estimate)
         return state, results
-    st = state if state.position is not None else \
+    st = state if state.get_system_stage() >= Stage.Position else \
         dataclasses.replace(state, position=kinematics.realize_position(model, state.q))
     ops = VelocityConstraintOperators(model, st.t, st.q, st.position, st.constraint_enabled)
     mask = ops.mask[:nv]

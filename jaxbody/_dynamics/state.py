@@ -5,13 +5,15 @@ it (Simbody's DiscreteForces), and one cache per realized stage. Setters
 return a new State with the caches that the change invalidates dropped, as
 Simbody invalidates stages: q drops Position and later, u drops Velocity and
 later, t drops everything from Time on, z and applied forces drop Dynamics
-and later. A dropped cache is ``None``; reading it raises StageViolation
-during tracing, so a stale cache can never be read through the API.
+and later. A dropped cache is an ``Unrealized`` placeholder (no leaves, like None); reading any field of it
+raises StageViolation naming the State's stage and the realize call to make, so a stale cache can never be
+read.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -142,6 +144,31 @@ class SystemSignature:
         return self.description
 
 
+class Unrealized(eqx.Module):
+    """A State's stage cache that is not realized: ``cache`` (static) names it, ``state_stage`` (static) is the
+    stage the State is realized to. It has no leaves (jit, vmap, grad and scan see a fixed structure, as with
+    None) and reading any of its fields raises StageViolation saying what to call. Test with
+    ``state.get_system_stage()``; ``State`` makes these itself (a cache given as None becomes one).
+    """
+
+    cache: str = eqx.field(static=True)
+    state_stage: Stage = eqx.field(static=True)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # Python's protocol look-ups (copy, pickle, ...) keep AttributeError
+            raise AttributeError(name)
+        needed = _CACHE_STAGE[self.cache]
+        raise StageViolation(
+            f"State.{self.cache}.{name}: the State is realized to Stage.{self.state_stage.name}, and "
+            f"State.{self.cache} needs Stage.{needed.name}; call model.realize(state, jb.Stage.{needed.name}) first"
+        )
+
+
+@functools.lru_cache(maxsize=None)
+def _unrealized(cache: str, state_stage: Stage) -> Unrealized:
+    return Unrealized(cache, state_stage)
+
+
 _CACHE_FIELDS = ("position", "velocity", "dynamics", "acceleration")
 _CACHE_STAGE = {
     "position": Stage.Position,
@@ -197,10 +224,10 @@ class State(eqx.Module):
     system: the SystemSignature of the model that made it (``model.default_state()``; static). Model
     operators and MobilizedBody/Constraint handles compare it with their own system's and raise
     InvalidArgument for a State of another system.
-    position, velocity, dynamics, acceleration: the stage caches, None until realized (a pytree leaf of None
-    keeps jit and vmap structure fixed), so ``model.realize(s, Stage.Dynamics).acceleration.udot`` is an
-    AttributeError on None: realize to Stage.Acceleration, or read through the getters (``get_u_dot``,
-    ``get_q_dot_dot``, ...) and operators, which raise StageViolation naming the stage to realize.
+    position, velocity, dynamics, acceleration: the stage caches, ``Unrealized`` until realized (given as None,
+    they become one; no leaves, so jit and vmap see a fixed structure): ``model.realize(s,
+    Stage.Dynamics).acceleration.udot`` raises StageViolation saying the State is at Stage.Dynamics and to call
+    ``model.realize(state, jb.Stage.Acceleration)``; the getters (``get_u_dot``, ...) and operators raise it too.
     """
 
     t: jnp.ndarray
@@ -217,10 +244,18 @@ class State(eqx.Module):
     force_enabled: jnp.ndarray
     use_euler_angles: bool = eqx.field(static=True, default=False)
     system: SystemSignature | None = eqx.field(static=True, default=None)
-    position: PositionCache | None = None
-    velocity: VelocityCache | None = None
-    dynamics: DynamicsCache | None = None
-    acceleration: AccelerationCache | None = None
+    position: PositionCache | Unrealized | None = None
+    velocity: VelocityCache | Unrealized | None = None
+    dynamics: DynamicsCache | Unrealized | None = None
+    acceleration: AccelerationCache | Unrealized | None = None
+
+    def __post_init__(self):
+        """Each cache not realized (None, or an Unrealized of another stage) becomes the Unrealized of this
+        State's stage."""
+        stage = self.get_system_stage()
+        for name in _CACHE_FIELDS:
+            if _is_unrealized(getattr(self, name)):
+                setattr(self, name, _unrealized(name, stage))
 
     # -- stage bookkeeping ----------------------------------------------------
 
@@ -228,7 +263,7 @@ class State(eqx.Module):
         """Highest stage whose cache is valid (Time when nothing is realized)."""
         stage = Stage.Time
         for name in _CACHE_FIELDS:
-            if getattr(self, name) is None:
+            if _is_unrealized(getattr(self, name)):
                 break
             stage = _CACHE_STAGE[name]
         return stage
@@ -332,6 +367,10 @@ class State(eqx.Module):
 
     def get_q_dot_dot(self):
         return require(self, Stage.Acceleration, "State.get_q_dot_dot").acceleration.qdotdot
+
+
+def _is_unrealized(cache) -> bool:
+    return cache is None or isinstance(cache, Unrealized)
 
 
 def _replace(state: State, **changes) -> State:

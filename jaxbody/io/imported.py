@@ -97,9 +97,11 @@ class ImportedModel(CoordinateIndex):
     ``u_index(name)`` give its slots in the State); constraints: name -> the Constraint made from a URDF mimic
     ("mimic <joint>") or an MJCF equality (its name, or "equality<i>"); joint_limits: joint name -> (lower, upper) in the joint's q units;
     damping: joint name -> coefficient (N m s/rad or N s/m; applied as the ``passive_forces`` dampers);
+    friction: joint name -> its Coulomb friction from the file (N m or N; MJCF: its first dof's frictionloss),
+    applied as the ``passive_forces`` MobilitySmoothCoulombFriction elements unless loaded with ``friction="ignore"``;
     armature: joint name -> coefficient as in the file (nonzero only; applied as the mobilizers' armature);
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual;
-    passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs and dampers made from the file
+    passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs, dampers and friction made from the file
     (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its
     ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``).
     """
@@ -116,6 +118,7 @@ class ImportedModel(CoordinateIndex):
     armature: dict[str, float]
     gravity: np.ndarray
     visuals: list[Visual]
+    friction: dict[str, float] = dataclasses.field(default_factory=dict)
     passive_forces: dict[str, list[ForceHandle]] = dataclasses.field(default_factory=dict)
     limit_stops: dict[str, ForceHandle] = dataclasses.field(default_factory=dict)
 

@@ -19,11 +19,12 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   (bodies or sites) -> Constraint.Ball; weld (bodies or sites) -> Constraint.Weld (torquescale ignored, 0:
   Ball); joint and fixed-tendon -> Constraint.CoordinateCoupler of MuJoCo's polynomial. Equalities inactive
   at start are disabled by default.
-* Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, fixed-
-  tendon spring-dampers and joint-limit stops become force elements (jaxbody.io.mjcf_passive); frictionloss
-  and the other passive attributes jaxbody does not model warn, naming the joints. A joint's ``armature``
-  becomes its mobilizer's armature (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo
-  does; a free joint's (v, w) dofs map to jaxbody's (w, v) mobilities).
+* Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, joint
+  frictionloss (smooth Coulomb friction, ``friction="smooth"``), fixed-tendon spring-dampers and joint-limit
+  stops become force elements (jaxbody.io.mjcf_passive); tendon frictionloss and the other passive attributes
+  jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
+  (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
+  map to jaxbody's (w, v) mobilities).
 """
 
 from __future__ import annotations
@@ -48,7 +49,12 @@ from jaxbody.io._frames import (
     rotation_taking,
     up_direction_against,
 )
-from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
+from jaxbody.io._passive import (
+    FRICTION_TRANSITION_VELOCITY,
+    LIMIT_DISSIPATION,
+    LIMIT_TIME_CONSTANT,
+    check_friction_options,
+)
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_equalities import add_equalities
 from jaxbody.io.mjcf_parts import mjcf_visuals, names
@@ -73,16 +79,22 @@ def _compile(path_or_string):
 
 def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
+              friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
               ) -> ImportedModel:
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
     joint_limits: limited hinge and slide joints get a ``Force.MobilityLinearStop`` at their range, stiffness
     M_ii / limit_time_constant^2 (s) and dissipation limit_dissipation (s/rad or s/m); see jaxbody.io._passive.
+    friction: "smooth" (default): joint ``frictionloss`` F becomes ``Force.MobilitySmoothCoulombFriction``,
+    ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
+    out with a warning naming the joints (MuJoCo's frictionloss is a constraint; see jaxbody.io._passive).
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
     naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints
-    in its body, and flex or spatial-tendon equalities.
+    in its body, and flex or spatial-tendon equalities; and for a ``friction`` mode not in ("smooth", "ignore")
+    or a non-positive transition velocity.
     """
+    check_friction_options("load_mjcf", friction, friction_transition_velocity)
     mujoco, m = _compile(path_or_string)
     body_names = names(mujoco, m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body")
     joint_names = names(mujoco, m, mujoco.mjtObj.mjOBJ_JOINT, m.njnt, "joint")
@@ -137,7 +149,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
     passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
-                                      limit_time_constant, limit_dissipation)
+                                      limit_time_constant, limit_dissipation, friction, friction_transition_velocity)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     for j, name in enumerate(joint_names):
@@ -149,6 +161,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         constraints=constraints,
         joint_limits={joint_names[j]: tuple(float(x) for x in m.jnt_range[j]) for j in range(m.njnt) if m.jnt_limited[j]},
         damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
+        friction={n: float(m.dof_frictionloss[d]) for n, d in dof.items() if m.dof_frictionloss[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
         passive_forces=passive, limit_stops=stops,
     )

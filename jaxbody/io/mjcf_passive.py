@@ -11,6 +11,13 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
   rotation with R_GB, plus ``-k (p - p_s)`` on the translation (position in Ground).
 * ``damping`` c: ``Force.MobilityLinearDamper(c)`` on each u of the joint (for ball and free joints MuJoCo's
   ``-c qvel`` with one c on every dof is ``-c u`` in jaxbody's coordinates, since qvel = R^T u).
+* ``frictionloss`` F (N m or N) with ``friction="smooth"`` (the default):
+  ``Force.MobilitySmoothCoulombFriction(F, v_t)``, ``-F tanh(u / v_t)`` on each u of the joint with F of that
+  dof (jaxbody.io._passive: v_t, and how it differs from MuJoCo's dry-friction constraint, which MuJoCo's
+  ``qfrc_passive`` does not include). Hinge and slide joints and a free joint's translation bound the same
+  velocity component as MuJoCo; on ball and free rotations MuJoCo bounds each qvel component (child frame)
+  and jaxbody each u component (ball: parent frame F; free: Ground), so there the axes of the per-component
+  bound differ. ``friction="ignore"``: warned, naming the joints, and left out.
 * fixed tendons (joint wraps: L = sum_i coef_i q_i) with ``stiffness`` k, ``damping`` c and spring length
   range [L_lo, L_hi] (``tendon_lengthspring``; one ``springlength`` gives L_lo = L_hi): tension
   ``F = -k (L - L_hi)`` above the range, ``-k (L - L_lo)`` below, 0 between, minus ``c Ldot``, applied as
@@ -18,7 +25,7 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
 * limited hinge and slide joints: ``Force.MobilityLinearStop`` at ``range`` (``jaxbody.io._passive``: stiffness
   M_ii / tau^2 with MuJoCo's ``dof_M0``, armature included); not added with ``joint_limits=False``.
 
-Warned, naming the joints or tendons, and not modelled: ``frictionloss`` (joints and tendons), MuJoCo 4's
+Warned, naming the joints or tendons, and not modelled: tendon ``frictionloss``, MuJoCo 4's
 polynomial stiffness and damping coefficients and ``springyield`` (plasticity), ball-joint cone limits, tendon
 limits, armature and friction loss, springs and dampers of spatial tendons, body ``gravcomp``, fluid forces.
 """
@@ -95,11 +102,13 @@ def _tendon_spring_damper(forces, coordinates, coefs, stiffness, damping, length
 
 
 def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: bool, time_constant: float,
-                     dissipation: float):
-    """Springs, dampers, tendon spring-dampers and limit stops of the compiled model ``m``, added to ``forces``.
+                     dissipation: float, friction: str, transition_velocity: float):
+    """Springs, dampers, joint friction (``friction="smooth"``), tendon spring-dampers and limit stops of the
+    compiled model ``m``, added to ``forces``.
 
-    Returns ``(passive, stops)``: joint name (or ``"tendon <name>"``) -> list of its spring/damper handles, and
-    joint name -> its MobilityLinearStop handle. Warns once per attribute that is not modelled.
+    Returns ``(passive, stops)``: joint name (or ``"tendon <name>"``) -> list of its spring, damper and
+    friction handles, and joint name -> its MobilityLinearStop handle. Warns once per attribute that is not
+    modelled.
     """
     passive: dict[str, list] = {}
     for j, name in enumerate(joint_names):
@@ -115,6 +124,9 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
         for i in range(c.nu):
             if m.dof_damping[dof + i] != 0:
                 handles.append(Force.MobilityLinearDamper(forces, c.mobilized_body, i, float(m.dof_damping[dof + i])))
+            if friction == "smooth" and m.dof_frictionloss[dof + i] != 0:
+                handles.append(Force.MobilitySmoothCoulombFriction(
+                    forces, c.mobilized_body, i, float(m.dof_frictionloss[dof + i]), transition_velocity))
         if not handles:
             del passive[name]
     for t in range(m.ntendon):
@@ -134,11 +146,11 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
                 stops[name] = add_limit_stop(forces, coordinates[name].mobilized_body,
                                              float(m.dof_M0[dof]), *map(float, m.jnt_range[j]),
                                              time_constant, dissipation)
-    _warn_unmodelled(mujoco, m, joint_names, joint_limits)
+    _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction)
     return passive, stops
 
 
-def _warn_unmodelled(mujoco, m, joint_names, joint_limits):
+def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction):
     """One warning per MuJoCo passive attribute that has no jaxbody force here, naming its joints/tendons/bodies."""
     dof_joint = lambda values: {joint_names[m.dof_jntid[d]] for d in np.flatnonzero(np.asarray(values))}  # noqa: E731
     tendons = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
@@ -146,7 +158,8 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits):
     spatial = [any(m.wrap_type[w] != _WRAP_JOINT for w in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]))
                for t in range(m.ntendon)]
     source = "MJCF"  # warnings point at the caller of load_mjcf: 4 frames above warn_unmodelled
-    warn_unmodelled(source, "joint frictionloss", dof_joint(m.dof_frictionloss))
+    if friction == "ignore":
+        warn_unmodelled(source, "joint frictionloss", dof_joint(m.dof_frictionloss))
     warn_unmodelled(source, "polynomial joint stiffness (stiffness beyond its first value)",
                     {joint_names[j] for j in np.flatnonzero(np.any(m.jnt_stiffnesspoly != 0, axis=1))})
     warn_unmodelled(source, "polynomial joint damping (damping beyond its first value)",

@@ -17,7 +17,8 @@ Mapping (checked against Pinocchio in tests/io/test_urdf.py):
   jaxbody u = (w_GB in G, v = d/dt p_GB in G) vs Pinocchio v = (R^T v, R^T w) (body frame, linear first).
 * ``<dynamics damping>`` -> ``Force.MobilityLinearDamper``; revolute/prismatic ``<limit lower upper>`` ->
   ``Force.MobilityLinearStop`` (also kept as metadata: ``joint_limits``, ``damping``); ``<dynamics friction>``
-  warns (jaxbody.io.urdf_passive). Meshes are kept as visuals.
+  -> ``Force.MobilitySmoothCoulombFriction`` (``friction="smooth"``, the default; metadata ``friction``) or a
+  warning (``friction="ignore"``) (jaxbody.io.urdf_passive). Meshes are kept as visuals.
 """
 
 from __future__ import annotations
@@ -40,7 +41,12 @@ from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
 from jaxbody.io import _xml
 from jaxbody.io._frames import MassAccumulator, rotation_taking, up_direction_against
-from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
+from jaxbody.io._passive import (
+    FRICTION_TRANSITION_VELOCITY,
+    LIMIT_DISSIPATION,
+    LIMIT_TIME_CONSTANT,
+    check_friction_options,
+)
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.urdf_parse import check_rotational_inertia, parse_urdf
 from jaxbody.io.urdf_passive import add_urdf_passive, check_limits
@@ -66,6 +72,7 @@ def mimic_error(q, params):
 def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
               gravity=(0.0, 0.0, -9.81), joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
+              friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
               ) -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
@@ -73,10 +80,15 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     gravity: (3,) m/s^2 in Ground, added as Force.UniformGravity (URDF itself has none; Pinocchio's default).
     joint_limits: revolute and prismatic ``<limit>`` s become ``Force.MobilityLinearStop`` s, stiffness
     M_ii / limit_time_constant^2 (s) and dissipation limit_dissipation (s/rad or s/m); see jaxbody.io._passive.
+    friction: "smooth" (default): ``<dynamics friction="F">`` becomes ``Force.MobilitySmoothCoulombFriction``,
+    ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
+    out with a warning naming the joints (see jaxbody.io._passive).
     Raises InvalidArgument naming the element and line for an unknown joint type, an unknown parent or child
     link, a link with two parents, a loop, a moving link whose subtree has no mass, a bad mimic, or a
-    ``<limit>`` with lower > upper (naming the file too).
+    ``<limit>`` with lower > upper (naming the file too); and for a ``friction`` mode not in ("smooth",
+    "ignore") or a non-positive transition velocity.
     """
+    check_friction_options("load_urdf", friction, friction_transition_velocity)
     text = _xml.read_text(path_or_string, "URDF")
     source = "" if text is path_or_string else f"file {os.fspath(path_or_string)!r}, "
     root_node = _xml.parse(text, "URDF")
@@ -142,11 +154,12 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
     passive, stops = add_urdf_passive(forces, root, links, joints, coordinates, joint_limits, limit_time_constant,
-                                      limit_dissipation)
+                                      limit_dissipation, friction, friction_transition_velocity)
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
         constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},
         damping={j.name: j.damping for j in joints if j.damping != 0},
+        friction={j.name: j.friction for j in joints if j.friction != 0},
         armature={}, gravity=gravity, visuals=urdf_visuals(root_node, host, X_host),
         passive_forces=passive, limit_stops=stops,
     )

@@ -52,6 +52,7 @@ class Joint:
     axis: np.ndarray            # unit axis in the joint frame
     limits: tuple[float, float] | None
     damping: float
+    friction: float             # <dynamics friction> (N m or N)
     mimic: tuple[str, float, float] | None   # (joint, multiplier, offset)
 
 
@@ -119,6 +120,7 @@ def _joint(node: Node, links: dict[str, Link]) -> Joint:
     if limit is not None and jtype in ("revolute", "prismatic"):
         limits = (float(_floats(limit, "lower", 1, [0.0], node)[0]), float(_floats(limit, "upper", 1, [0.0], node)[0]))
     damping = float(_floats(node.find("dynamics"), "damping", 1, [0.0], node)[0])
+    friction = float(_floats(node.find("dynamics"), "friction", 1, [0.0], node)[0])
     mimic_node = node.find("mimic")
     mimic = None
     if mimic_node is not None:
@@ -127,7 +129,7 @@ def _joint(node: Node, links: dict[str, Link]) -> Joint:
         mimic = (mimic_node.attrib["joint"], float(_floats(mimic_node, "multiplier", 1, [1.0], node)[0]),
                  float(_floats(mimic_node, "offset", 1, [0.0], node)[0]))
     return Joint(name, node, jtype, ends["parent"], ends["child"], R, p, axis / np.linalg.norm(axis), limits,
-                 damping, mimic)
+                 damping, friction, mimic)
 
 
 def parse_urdf(root: Node) -> tuple[str, dict[str, Link], list[Joint]]:

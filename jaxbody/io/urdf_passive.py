@@ -7,8 +7,11 @@
   inertias) unless ``joint_limits=False``; ``lower > upper`` is an error naming the joint and the file.
   ``effort`` and ``velocity`` limits and ``<safety_controller>`` are controller data, not passive physics,
   and are not read.
-* ``<dynamics friction>`` (Coulomb friction) and any other nonzero ``<dynamics>`` attribute (vendor
-  extensions such as the Panda's ``K``, ``D``, ``mu_viscous``) warn, naming the joints, and are not modelled.
+* ``<dynamics friction="F">`` (Coulomb friction, N m or N) with ``friction="smooth"`` (the default):
+  ``Force.MobilitySmoothCoulombFriction(F, v_t)``, ``-F tanh(u / v_t)`` on every u of the joint (jaxbody.io._passive:
+  v_t and how it differs from dry friction); with ``friction="ignore"`` it warns, naming the joints.
+* Any other nonzero ``<dynamics>`` attribute (vendor extensions such as the Panda's ``K``, ``D``,
+  ``mu_viscous``) warns, naming the joints, and is not modelled.
 """
 
 from __future__ import annotations
@@ -58,16 +61,25 @@ def joint_inertias_at_zero(root, links, joints) -> dict[str, float]:
 
 
 def add_urdf_passive(forces, root, links, joints, coordinates, joint_limits: bool, time_constant: float,
-                     dissipation: float):
-    """Dampers and limit stops of the parsed joints, added to ``forces``; warns for what is not modelled.
+                     dissipation: float, friction: str, transition_velocity: float):
+    """Dampers, friction (``friction="smooth"``) and limit stops of the parsed joints, added to ``forces``;
+    warns for what is not modelled.
 
-    Returns ``(passive, stops)``: joint name -> [its MobilityLinearDamper handles], joint name -> its stop.
+    Returns ``(passive, stops)``: joint name -> [its MobilityLinearDamper and MobilitySmoothCoulombFriction
+    handles], joint name -> its stop.
     """
     passive = {}
     for j in joints:
-        if j.damping != 0 and j.name in coordinates:
-            c = coordinates[j.name]
-            passive[j.name] = [Force.MobilityLinearDamper(forces, c.mobilized_body, i, j.damping) for i in range(c.nu)]
+        if j.name not in coordinates:
+            continue
+        c, handles = coordinates[j.name], []
+        if j.damping != 0:
+            handles += [Force.MobilityLinearDamper(forces, c.mobilized_body, i, j.damping) for i in range(c.nu)]
+        if friction == "smooth" and j.friction != 0:
+            handles += [Force.MobilitySmoothCoulombFriction(forces, c.mobilized_body, i, j.friction, transition_velocity)
+                        for i in range(c.nu)]
+        if handles:
+            passive[j.name] = handles
     stops = {}
     if joint_limits:
         inertia = joint_inertias_at_zero(root, links, joints)
@@ -77,7 +89,8 @@ def add_urdf_passive(forces, root, links, joints, coordinates, joint_limits: boo
                                                *j.limits, time_constant, dissipation)
     dynamics = {j.name: j.node.find("dynamics").attrib for j in joints if j.node.find("dynamics") is not None}
     nonzero = lambda key: {n for n, a in dynamics.items() if key in a and _nonzero(a[key])}  # noqa: E731
-    warn_unmodelled("URDF", "<dynamics friction> (Coulomb friction)", nonzero("friction"), stacklevel=3)
+    if friction == "ignore":
+        warn_unmodelled("URDF", "<dynamics friction> (Coulomb friction)", nonzero("friction"), stacklevel=3)
     for key in sorted({k for a in dynamics.values() for k in a} - {"damping", "friction"}):
         warn_unmodelled("URDF", f"the non-URDF <dynamics {key}=...> attribute", nonzero(key), stacklevel=3)
     return passive, stops

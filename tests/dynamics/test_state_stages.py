@@ -9,6 +9,11 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from jaxbody._dynamics.state import Unrealized
+
+
+def unrealized(cache) -> bool:
+    return isinstance(cache, Unrealized)
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +33,8 @@ def test_realize_fills_caches_in_order_and_is_pure(double_pendulum):
     s0 = model.default_state()
     assert s0.get_system_stage() == jb.Stage.Time
     s1 = model.realize(s0, jb.Stage.Velocity)
-    assert s0.position is None and s0.get_system_stage() == jb.Stage.Time  # input untouched
-    assert s1.get_system_stage() == jb.Stage.Velocity and s1.dynamics is None
+    assert unrealized(s0.position) and s0.get_system_stage() == jb.Stage.Time  # input untouched
+    assert s1.get_system_stage() == jb.Stage.Velocity and unrealized(s1.dynamics)
     s2 = model.realize(s1, jb.Stage.Acceleration)
     assert s2.get_system_stage() == jb.Stage.Acceleration
     # Valid caches are reused, not recomputed: a (deliberately) altered cache survives realize.
@@ -43,15 +48,15 @@ def test_setters_drop_what_they_invalidate(double_pendulum):
     model, b1, b2 = double_pendulum
     s = model.realize(model.default_state(), jb.Stage.Acceleration)
     assert b1.set_one_q(s, 0, 0.3).get_system_stage() == jb.Stage.Time
-    assert b2.set_q_from_vector(s, jnp.array([0.6, 0.0, 0.8, 0.0])).position is None
+    assert unrealized(b2.set_q_from_vector(s, jnp.array([0.6, 0.0, 0.8, 0.0])).position)
     su = b1.set_one_u(s, 0, 1.0)
-    assert su.position is s.position and su.velocity is None
+    assert su.position is s.position and unrealized(su.velocity)
     sf = s.set_mobility_forces(jnp.ones(4))
-    assert sf.velocity is s.velocity and sf.dynamics is None and sf.acceleration is None
-    assert s.set_body_forces(jnp.zeros((3, 2, 3))).dynamics is None
-    assert s.set_time(1.0).position is None
+    assert sf.velocity is s.velocity and unrealized(sf.dynamics) and unrealized(sf.acceleration)
+    assert unrealized(s.set_body_forces(jnp.zeros((3, 2, 3))).dynamics)
+    assert unrealized(s.set_time(1.0).position)
     dropped = s.drop_caches()
-    assert dropped.get_system_stage() == jb.Stage.Time and dropped.position is None and dropped.acceleration is None
+    assert dropped.get_system_stage() == jb.Stage.Time and unrealized(dropped.position) and unrealized(dropped.acceleration)
     assert all(a is b for a, b in zip((dropped.t, dropped.q, dropped.u, dropped.z), (s.t, s.q, s.u, s.z)))
 
 
@@ -71,6 +76,23 @@ def test_stale_cache_cannot_be_read(double_pendulum):
     fresh = model.realize(moved, jb.Stage.Position)
     R = np.asarray(b1.get_body_rotation(fresh))
     np.testing.assert_allclose(R[:2, :2], [[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]], atol=1e-15)
+
+
+def test_reading_an_unrealized_cache_names_the_stage_to_realize(double_pendulum):
+    """``realize(s, Stage.Dynamics).acceleration.udot``: a StageViolation saying where the State is and what to
+    call (eagerly and under jit), not an AttributeError on None; the placeholders add no leaves."""
+    model, b1, b2 = double_pendulum
+    s = model.realize(model.default_state(), jb.Stage.Dynamics)
+    message = (r"State.acceleration.udot: the State is realized to Stage.Dynamics, and State.acceleration needs "
+               r"Stage.Acceleration; call model.realize\(state, jb.Stage.Acceleration\) first")
+    with pytest.raises(jb.StageViolation, match=message):
+        s.acceleration.udot
+    with pytest.raises(jb.StageViolation, match="realized to Stage.Time, and State.position needs Stage.Position"):
+        jax.jit(lambda s: s.position.R_GB)(model.default_state())
+    with pytest.raises(jb.StageViolation, match="realized to Stage.Position, and State.velocity"):
+        model.realize(s.set_u(jnp.ones(4)), jb.Stage.Position).velocity.V_GB
+    assert len(jax.tree_util.tree_leaves(model.default_state())) == 12   # the State's variables only
+    assert not hasattr(s.acceleration, "__deepcopy__")   # Python's protocol look-ups still see AttributeError
 
 
 def test_handles_read_and_write_their_own_slots(double_pendulum):

@@ -17,7 +17,7 @@ import jaxbody as jb
 CONSERVATIVE = ("Gravity", "UniformGravity", "MobilityLinearSpring", "MobilityLinearStop", "TwoPointLinearSpring",
                 "LinearBushing", "Custom")
 DISSIPATIVE = ("MobilityLinearDamper", "TwoPointLinearDamper", "GlobalDamper", "LinearBushingDamped",
-               "MobilityLinearStopDissipative")
+               "MobilityLinearStopDissipative", "MobilitySmoothCoulombFriction", "MobilitySmoothCoulombFrictionBall")
 LOADS = ("MobilityConstantForce", "MobilityDiscreteForce", "TwoPointConstantForce", "ConstantForce",
          "ConstantTorque", "DiscreteForces")
 
@@ -78,6 +78,8 @@ def all_forces_model(kind="all"):
         "LinearBushingDamped": lambda: F.LinearBushing(forces, ball, X([0.0, 0.2, 0.0]), free, None,
                                                        [1.0, 1.5, 2.0, 10.0, 12.0, 8.0], [0.1, 0.2, 0.15, 1.0, 0.8, 1.2]),
         "MobilityLinearStopDissipative": lambda: F.MobilityLinearStop(forces, arm, 0, 300.0, 0.7, -0.1, 0.1),
+        "MobilitySmoothCoulombFriction": lambda: F.MobilitySmoothCoulombFriction(forces, arm, 0, 1.2, 0.5),
+        "MobilitySmoothCoulombFrictionBall": lambda: F.MobilitySmoothCoulombFriction(forces, ball, 1, 0.7, 0.3),
         "MobilityConstantForce": lambda: F.MobilityConstantForce(forces, arm, 0, 0.4),
         "MobilityDiscreteForce": lambda: F.MobilityDiscreteForce(forces, slide, 0, -0.3),
         "TwoPointConstantForce": lambda: F.TwoPointConstantForce(forces, ball, [0.1, 0.0, 0.0], free, [0.0, 0.1, 0.0], 1.7),

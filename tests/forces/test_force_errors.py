@@ -38,6 +38,15 @@ CASES = {
         (lambda m, f, b: F.MobilityLinearSpring(f, b["pin"], 0, -1.0, 0.0), ("MobilityLinearSpring", "elbow", "stiffness")),
     "negative damping":
         (lambda m, f, b: F.MobilityLinearDamper(f, b["pin"], 0, -0.1), ("MobilityLinearDamper", "elbow", "damping")),
+    "friction u index beyond a Ball's mobilities":
+        (lambda m, f, b: F.MobilitySmoothCoulombFriction(f, b["ball"], 3, 1.0, 0.1),
+         ("MobilitySmoothCoulombFriction", "shoulder", "out of range")),
+    "negative friction":
+        (lambda m, f, b: F.MobilitySmoothCoulombFriction(f, b["pin"], 0, -1.0, 0.1),
+         ("MobilitySmoothCoulombFriction", "elbow", "friction", "non-negative")),
+    "zero friction transition velocity":
+        (lambda m, f, b: F.MobilitySmoothCoulombFriction(f, b["free"], 4, 1.0, 0.0),
+         ("MobilitySmoothCoulombFriction", "pelvis", "transition_velocity", "positive")),
     "negative stop dissipation":
         (lambda m, f, b: F.MobilityLinearStop(f, b["pin"], 0, 1.0, -1.0, -1, 1), ("MobilityLinearStop", "elbow", "dissipation")),
     "stop bounds reversed":

@@ -80,6 +80,7 @@ def test_mobility_elements(evaluated):
     q, u, nu = np.asarray(state.q), np.asarray(state.u), model.get_num_u()
     arm, slide = bodies["arm"], bodies["slide"]
     qa, ua, qs, us = q[arm.q_start], u[arm.u_start], q[slide.q_start], u[slide.u_start]
+    ub = u[bodies["ball"].u_start + 1]
 
     def unit(i):
         return np.eye(nu)[i]
@@ -93,6 +94,9 @@ def test_mobility_elements(evaluated):
                                           0.5 * 300.0 * (qa + 0.1) ** 2),
         "MobilityLinearDamper": (-0.8 * us * unit(slide.u_start), 0.0),
         "GlobalDamper": (-0.05 * u, 0.0),
+        # jaxbody's own: -F tanh(u / v_t) on a Pin's u and on the Ball's u[1]
+        "MobilitySmoothCoulombFriction": (-1.2 * np.tanh(ua / 0.5) * unit(arm.u_start), 0.0),
+        "MobilitySmoothCoulombFrictionBall": (-0.7 * np.tanh(ub / 0.3) * unit(bodies["ball"].u_start + 1), 0.0),
         "MobilityConstantForce": (0.4 * unit(arm.u_start), 0.0),
         "MobilityDiscreteForce": (0.9 * unit(slide.u_start), 0.0),
         "DiscreteForces": (np.linspace(-1, 1, nu), 0.0),

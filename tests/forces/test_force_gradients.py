@@ -11,6 +11,8 @@ from force_systems import all_forces_model
 from helpers import assert_close, central_difference
 from systems import random_state
 
+import jaxbody as jb
+
 PARAMETERS = (  # (element, field) of every force parameter of the model
     ("Gravity", "magnitude"), ("Gravity", "down"), ("Gravity", "zero_height"), ("UniformGravity", "gravity"),
     ("MobilityLinearSpring", "stiffness"), ("MobilityLinearSpring", "q0"),
@@ -19,7 +21,8 @@ PARAMETERS = (  # (element, field) of every force parameter of the model
     ("TwoPointLinearSpring", "stiffness"), ("TwoPointLinearSpring", "rest_length"), ("TwoPointLinearSpring", "station1"),
     ("LinearBushing", "stiffness"), ("LinearBushing", "p_B1F"), ("LinearBushingDamped", "damping"),
     ("Custom", "k"), ("MobilityLinearDamper", "damping"), ("TwoPointLinearDamper", "damping"),
-    ("GlobalDamper", "damping"), ("MobilityConstantForce", "force"), ("TwoPointConstantForce", "force"),
+    ("GlobalDamper", "damping"), ("MobilitySmoothCoulombFriction", "friction"),
+    ("MobilitySmoothCoulombFriction", "transition_velocity"), ("MobilitySmoothCoulombFrictionBall", "friction"), ("MobilityConstantForce", "force"), ("TwoPointConstantForce", "force"),
     ("ConstantForce", "force"), ("ConstantForce", "station"), ("ConstantTorque", "torque"),
 )
 
@@ -75,3 +78,31 @@ def test_grad_udot_wrt_every_force_parameter(problem):
         fd = central_difference(along, params[i], 1e-6)
         assert np.any(np.abs(fd) > 1e-6), f"{element}.{field} moves udot at this state"
         assert_close(g_params[i], fd, 1e-6, f"d(w . udot + PE)/d {element}.{field}")
+
+
+@pytest.mark.parametrize("name, body, which_u", [("MobilitySmoothCoulombFriction", "arm", 0),
+                                                 ("MobilitySmoothCoulombFrictionBall", "ball", 1)])
+def test_smooth_coulomb_friction_under_jit_vmap_and_grad(name, body, which_u):
+    """The friction element's own force, vmapped over lanes of (u, friction leaf) in one jit: value
+    ``-F tanh(u / v_t)``, and jax.grad of it w.r.t. u and w.r.t. the friction leaf against central differences."""
+    model, handles, bodies = all_forces_model("all")
+    h, k = handles[name], bodies[body].u_start + which_u
+    state = random_state(model, 3)
+    v_t = float(model.forces[h.index].transition_velocity)
+
+    def force(u_k, friction):
+        m = eqx.tree_at(lambda m: m.forces[h.index].friction, model, friction)
+        s = m.realize(state.set_u(state.u.at[k].set(u_k)), jb.Stage.Velocity)
+        return m.calc_force_contributions_sum(s, (h,))[1][k]
+
+    u = jnp.linspace(-3.0 * v_t, 2.0 * v_t, 5)
+    friction = jnp.linspace(0.2, 1.5, 5)
+    value, (d_u, d_friction) = jax.jit(jax.vmap(jax.value_and_grad(force, argnums=(0, 1))))(u, friction)
+    assert_close(value, -friction * np.tanh(u / v_t), 1e-14, f"{name}: -F tanh(u / v_t)")
+    assert np.all(np.asarray(value * u) < 0), f"{name}: its power f u is negative (dissipative) on every lane"
+    for lane in range(len(u)):
+        fd_u = central_difference(lambda x: force(x, friction[lane]), u[lane], 1e-6)
+        fd_f = central_difference(lambda x: force(u[lane], x), friction[lane], 1e-6)
+        assert abs(float(fd_u)) > 1e-3 and abs(float(fd_f)) > 1e-3
+        assert_close(d_u[lane], fd_u, 1e-6, f"{name}: df/du, lane {lane}")
+        assert_close(d_friction[lane], fd_f, 1e-6, f"{name}: df/dF, lane {lane}")

@@ -5,10 +5,12 @@ tests/models/passive.xml (hinge and slide springs with springref, dampers, ball 
 reference, a fixed tendon with a spring length range) and the unmodified MJX humanoid. MuJoCo ran with every
 constraint disabled (contacts, limits, friction loss) and passive forces on, armature as in the files (the
 humanoid has 0.01 on every body joint, passive.xml 0.05 on the shoulder; jaxbody adds it to M's diagonal),
-and the models are loaded with ``joint_limits=False`` (MuJoCo's limits are constraints, off here).
+and the models are loaded with ``joint_limits=False`` and ``friction="ignore"`` (MuJoCo's limits and friction
+loss are constraints, off here and not in qfrc_passive; passive.xml's shoulder has frictionloss 0.3).
 Compared: udot mapped to qacc (to 1e-10) and the passive generalized forces (qfrc_spring + qfrc_damper).
 The limit stops are checked against their documented formula (jaxbody.io._passive) beyond the bounds, with
-M_ii from jaxbody's own mass matrix, for both formats; URDF damping against -c u.
+M_ii from jaxbody's own mass matrix, for both formats; URDF damping against -c u; MJCF frictionloss and URDF
+friction as MobilitySmoothCoulombFriction elements with the file's numbers (or warned with ``friction="ignore"``).
 """
 
 import functools
@@ -22,7 +24,7 @@ import pytest
 from helpers import assert_close
 
 import jaxbody as jb
-from jaxbody.io._passive import LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
+from jaxbody.io._passive import FRICTION_TRANSITION_VELOCITY, LIMIT_DISSIPATION, LIMIT_TIME_CONSTANT
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "models")
@@ -63,7 +65,7 @@ def load(loader, path, **kwargs):
 @functools.cache
 def against_mujoco(stem, xml=None):
     """udot and the passive forces of jaxbody at MuJoCo's golden states, mapped to MuJoCo's coordinates."""
-    imported = load(jb.io.load_mjcf, xml or os.path.join(MODELS, f"{stem}.xml"), joint_limits=False)
+    imported = load(jb.io.load_mjcf, xml or os.path.join(MODELS, f"{stem}.xml"), joint_limits=False, friction="ignore")
     model = imported.system.realize_topology()
     g = dict(np.load(os.path.join(HERE, "golden", f"mujoco_passive_{stem}.npz")))
     passive = tuple(h for hs in imported.passive_forces.values() for h in hs)
@@ -173,7 +175,7 @@ def test_unmodelled_attributes_warn_naming_the_joints():
       <tendon><fixed name="t" limited="true" range="-1 1" frictionloss="0.5"><joint joint="a" coef="1"/></fixed></tendon>
       </mujoco>"""
     with pytest.warns(UserWarning) as record:
-        jb.io.load_mjcf(xml)
+        jb.io.load_mjcf(xml, friction="ignore")
     messages = "\n".join(str(w.message) for w in record)
     for expected in ("joint frictionloss is not modelled by jaxbody (ignored): ['a']",
                      "polynomial joint stiffness (stiffness beyond its first value) is not modelled by jaxbody "
@@ -186,7 +188,86 @@ def test_unmodelled_attributes_warn_naming_the_joints():
     with pytest.warns(UserWarning, match=r"URDF: <dynamics friction> \(Coulomb friction\) is not modelled by jaxbody "
                                          r"\(ignored\): \['panda_finger_joint1', 'panda_finger_joint2'\]"):
         jb.io.load_urdf(open(os.path.join(MODELS, "panda.urdf")).read().replace('damping="0.3"',
-                                                                               'damping="0.3" friction="2"'))
+                                                                               'damping="0.3" friction="2"'),
+                        friction="ignore")
+
+
+FRICTION_MJCF = """<mujoco><worldbody>
+  <body name="upper"><joint name="hinge" type="hinge" axis="0 1 0" frictionloss="0.4" damping="0.2"/>
+    <geom size="0.1" pos="0.2 0 0"/>
+    <body name="carriage" pos="0.4 0 0"><joint name="slide" type="slide" axis="1 0 0" frictionloss="1.5"/>
+      <geom size="0.05"/>
+      <body name="head" pos="0.1 0 0"><joint name="ball" type="ball" frictionloss="0.25"/><geom size="0.05"/></body>
+    </body></body>
+  <body name="plain" pos="0 1 0"><joint name="free" type="free"/><geom size="0.1"/></body>
+</worldbody></mujoco>"""
+
+FRICTION_URDF = """<robot name="r"><link name="base"/>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="finger"><inertial><mass value="0.2"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <dynamics damping="0.1" friction="0.8"/></joint>
+  <joint name="grip" type="prismatic"><parent link="arm"/><child link="finger"/><axis xyz="1 0 0"/>
+    <limit lower="0" upper="0.1" effort="1" velocity="1"/><dynamics friction="0"/></joint>
+</robot>"""
+
+
+def friction_elements(imported):
+    """(joint name -> [(u index in the State, friction, transition velocity)] of its MobilitySmoothCoulombFriction
+    elements, read from the realized model's leaves; their handles; the model)."""
+    model = imported.system.realize_topology()
+    out, friction_handles = {}, []
+    for name, handles in imported.passive_forces.items():
+        for h in handles:
+            e = model.forces[h.index]
+            if type(e).__name__ == "MobilitySmoothCoulombFriction":
+                out.setdefault(name, []).append((e.u_index, float(e.friction), float(e.transition_velocity)))
+                friction_handles.append(h)
+    return out, tuple(friction_handles), model
+
+
+def test_mjcf_frictionloss_is_smooth_coulomb_friction():
+    """Each dof with frictionloss F gets -F tanh(u / v_t) on its u (v_t the importer's default or the option)."""
+    imported = load(jb.io.load_mjcf, FRICTION_MJCF)
+    elements, handles, model = friction_elements(imported)
+    v = FRICTION_TRANSITION_VELOCITY
+    u0 = {n: imported.u_index(n) for n in ("hinge", "slide", "ball")}
+    assert elements == {"hinge": [(u0["hinge"], 0.4, v)], "slide": [(u0["slide"], 1.5, v)],
+                        "ball": [(u0["ball"] + i, 0.25, v) for i in range(3)]}
+    assert imported.friction == {"hinge": 0.4, "slide": 1.5, "ball": 0.25}
+    u = jnp.linspace(-0.3, 0.25, model.get_num_u())
+    s = model.realize(model.default_state().set_u(u), jb.Stage.Velocity)
+    f = np.asarray(model.calc_force_contributions_sum(s, handles)[1])
+    expected = np.zeros(model.get_num_u())
+    for entries in elements.values():
+        for k, F, v_t in entries:
+            expected[k] = -F * np.tanh(float(u[k]) / v_t)
+    np.testing.assert_allclose(f, expected, rtol=1e-14, atol=0)
+    assert np.count_nonzero(expected) == 5
+    wide, _, _ = friction_elements(load(jb.io.load_mjcf, FRICTION_MJCF, friction_transition_velocity=0.5))
+    assert wide["slide"] == [(u0["slide"], 1.5, 0.5)]
+
+
+def test_urdf_friction_is_smooth_coulomb_friction():
+    imported = load(jb.io.load_urdf, FRICTION_URDF)
+    elements, _, _ = friction_elements(imported)
+    assert elements == {"shoulder": [(imported.u_index("shoulder"), 0.8, FRICTION_TRANSITION_VELOCITY)]}
+    assert imported.friction == {"shoulder": 0.8} and len(imported.passive_forces["shoulder"]) == 2  # + damper
+
+
+@pytest.mark.parametrize("loader, text, message", [
+    (jb.io.load_mjcf, FRICTION_MJCF, "MJCF: joint frictionloss is not modelled by jaxbody (ignored): ['ball', 'hinge', 'slide']"),
+    (jb.io.load_urdf, FRICTION_URDF, "URDF: <dynamics friction> (Coulomb friction) is not modelled by jaxbody "
+                                     "(ignored): ['shoulder']")])
+def test_friction_ignore_warns_naming_the_joints(loader, text, message):
+    with pytest.warns(UserWarning) as record:
+        imported = loader(text, friction="ignore")
+    assert message in "\n".join(str(w.message) for w in record)
+    assert friction_elements(imported)[0] == {}
+    with pytest.raises(jb.InvalidArgument, match="friction must be one of"):
+        loader(text, friction="dry")
+    with pytest.raises(jb.InvalidArgument, match="friction_transition_velocity must be a positive number"):
+        loader(text, friction_transition_velocity=0.0)
 
 
 def test_urdf_inverted_limits_are_rejected_naming_joint_and_file(tmp_path):

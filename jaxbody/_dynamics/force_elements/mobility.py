@@ -1,5 +1,6 @@
 """Elements acting on mobilities (catalogue 5): Simbody's MobilityLinearSpring, MobilityLinearDamper,
-MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce and GlobalDamper.
+MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce and GlobalDamper, and jaxbody's own
+MobilitySmoothCoulombFriction (Simbody has none).
 
 Indices into ``State.q`` / ``State.u`` are static; stiffnesses, bounds and forces are array leaves.
 """
@@ -48,6 +49,34 @@ class MobilityLinearDamper(ForceElement):
 
     def calc(self, model, state):
         F, f = _on_mobility(model, self.u_index, -self.damping * state.u[self.u_index])
+        return F, f, jnp.zeros((), f.dtype)
+
+
+class MobilitySmoothCoulombFriction(ForceElement):
+    """jaxbody's own element (Simbody has none): Coulomb friction on u index k, regularized by tanh.
+
+    Mobility force ``f = -F tanh(u_k / v_t)`` with friction F >= 0 (N for a translational mobility, N m for a
+    rotational one) and transition velocity v_t > 0 (the mobility's speed units: m/s or rad/s); no potential
+    energy; power ``-F u_k tanh(u_k / v_t) <= 0``. Smooth and odd in u_k: |f| < F always, ``|f| > 0.995 F``
+    beyond ``|u_k| = 3 v_t``, and within the band it is a damper of coefficient ``F / v_t`` at u_k = 0 (the
+    stiffest part: an explicit step must resolve the decay rate ``F / (v_t M_kk)``). A smooth stand-in for
+    MuJoCo's joint ``frictionloss`` and URDF's ``<dynamics friction>``, which MuJoCo solves as a dry-friction
+    constraint: sliding (|u_k| >> v_t) both give ``F`` against the motion, but where MuJoCo's constraint holds
+    a joint at rest under a load below F, this element lets it creep at ``u_k = v_t artanh(load / F)``.
+    friction and transition_velocity are array leaves (sweepable, differentiable). Needs Velocity; applied at
+    the Dynamics stage.
+    """
+
+    groupable = True
+    index_fields = ("u_index",)
+
+    u_index: int = eqx.field(static=True)
+    friction: jnp.ndarray
+    transition_velocity: jnp.ndarray
+
+    def calc(self, model, state):
+        u = state.u[self.u_index]
+        F, f = _on_mobility(model, self.u_index, -self.friction * jnp.tanh(u / self.transition_velocity))
         return F, f, jnp.zeros((), f.dtype)
 
 
