@@ -143,3 +143,56 @@ def test_every_class_has_a_class_statement():
     found = {m: lines for m, p in _modules().items() if (lines := _class_factories(p.read_text()))}
     assert not found, f"classes made by type(name, bases, namespace): {found}"
     assert _class_factories("A = type('A', (object,), {})\nkind = type(x)\n") == [1]
+
+
+# Where a class in _api may have a ``model`` parameter with a default or read the System's realized model
+# (``system._model``, ``realize_topology()``), and why: everything else takes the Model whose numbers it uses as
+# a required argument (``method(state, ..., model)``), so a Model from jb.replace_parameters or a vmapped batch
+# is never silently replaced by the System's.
+MODEL_FALLBACKS_ALLOWED = {
+    "Constraint._layout": "constraint rows and their order are structure, the same in every Model of the system",
+    "MobilizedBodyMotion._methods": "Motion methods depend on the Motions' levels and the State only (structure)",
+    "SimbodyMatterSubsystem._signature": "the SystemSignature is structure",
+    "SemiExplicitEulerTimeStepper.__init__": "a stepper owns its Model: the one given, else the System's (documented)",
+    "SemiExplicitEulerTimeStepper.calc_contact_kinematics": "model=None is the stepper's own Model; a given one is checked",
+    "SemiExplicitEulerTimeStepper.step": "model=None is the stepper's own Model; a given one is checked",
+    "SemiExplicitEulerTimeStepper.simulate": "model=None is the stepper's own Model; a given one is checked",
+}
+# System methods (Simbody's system.realize(state), events): documented to act with the System's own realized
+# Model; they are not handle methods.
+SYSTEM_CLASSES = {"SystemConveniences", "SystemEvents"}
+
+
+def _model_fallbacks(source: str) -> list[str]:
+    """``Class.method: why`` for each method in ``source`` with a ``model`` parameter that has a default, or
+    that reads the System's realized model (``<...>.system._model`` or ``<...>.realize_topology()``)."""
+    found = []
+    for cls in (n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef) and n.name not in SYSTEM_CLASSES):
+        for f in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
+            a = f.args
+            positional = a.posonlyargs + a.args
+            with_default = [x.arg for x in positional[len(positional) - len(a.defaults):]]
+            with_default += [x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+            if "model" in with_default:
+                found.append(f"{cls.name}.{f.name}: model has a default")
+            for node in ast.walk(f):
+                if (isinstance(node, ast.Attribute) and node.attr == "_model" and isinstance(node.value, ast.Attribute)
+                        and node.value.attr == "system"):
+                    found.append(f"{cls.name}.{f.name}: reads system._model")
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "realize_topology":
+                    found.append(f"{cls.name}.{f.name}: calls realize_topology()")
+    return found
+
+
+def test_no_hidden_model_in_api():
+    """No method in _api answers from the System's realized Model (or the construction values) in place of one
+    the user has: a ``model=None`` default or a read of ``system._model``/``realize_topology()`` is allowed only
+    in MODEL_FALLBACKS_ALLOWED (structure, or a stepper's own Model)."""
+    found = [f"{p.name}: {x}" for p in sorted((PACKAGE / "_api").glob("*.py")) for x in _model_fallbacks(p.read_text())
+             if x.split(":")[0] not in MODEL_FALLBACKS_ALLOWED]
+    assert not found, "hidden-model fallbacks:\n" + "\n".join(found)
+    planted = ("class H:\n    def get(self, state, model=None):\n        return model or self.matter.system._model\n"
+               "    def put(self, state, *, model=None):\n        return self.system.realize_topology()\n"
+               "    def fine(self, state, model):\n        return model\n")
+    assert _model_fallbacks(planted) == ["H.get: model has a default", "H.get: reads system._model",
+                                         "H.put: model has a default", "H.put: calls realize_topology()"]

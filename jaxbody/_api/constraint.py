@@ -11,8 +11,14 @@ equation counts) are host-side. Enabling is an Instance-stage State variable:
 ``enable``/``disable`` return new States. Handle methods read a realized State
 (``get_*``: position errors need Position, velocity errors Velocity, errors of
 acceleration, multipliers and forces Acceleration) or compute from it
-(``calc_*``); they take the model from the frozen system unless ``model=`` is
-given (e.g. a model with swept parameters). Forces are at each constrained
+(``calc_*``). A method that computes from a Model's numbers (constraint
+parameters, frames, masses) takes that Model as a required argument after Simbody's,
+``method(state, ..., model)`` (positional or ``model=``; the package's convention, nothing
+falls back to the System's realized model), so a Model from ``jb.replace_parameters`` or a
+vmapped batch is followed and differentiated; the State must fit it. Methods that read a
+realized State's caches (errors, multipliers, ``calc_power``) need no Model: the State carries
+the numbers of the Model it was realized with. Row indices are structure (the same in every
+Model of the system) and are read from the realized topology. Forces are at each constrained
 body's origin (N, N m), in G (in the Ancestor frame from
 calc_constraint_forces_from_multipliers, as Simbody's), with the sign of G^T lambda.
 """
@@ -168,15 +174,17 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
 
     # -- realized results ----------------------------------------------------------------------------
 
-    def _model(self, model):
-        if model is not None:
-            return model
-        if self.matter.system._model is None:
-            raise InvalidArgument(f"{self.name}: call realize_topology() first (or pass model=)")
-        return self.matter.system._model
+    def _layout(self):
+        """The system's ConstraintSet: rows and their order are structure (static, the same in every Model of this
+        system, which its SystemSignature fixes), never numbers, so the realized topology's is the one."""
+        model = self.matter.system._model
+        if model is None:
+            raise InvalidArgument(f"{self._label()}: call realize_topology() first")
+        return model.constraints
 
-    def _rows(self, model=None):
-        return self._model(model).constraints.rows_of(self.index)
+    def _rows(self):
+        """(position, velocity, acceleration) rows of this constraint in constraint-space vectors (static)."""
+        return self._layout().rows_of(self.index)
 
     @operator(Stage.Position)
     def get_position_errors_as_vector(self, state: State):
@@ -203,68 +211,61 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
         return state.acceleration.multipliers[rows]
 
     @operator(Stage.Acceleration)
-    def calc_power(self, state: State, model=None):
-        """Power of this constraint's forces, Simbody's sign: ``-lambda . (G u)`` over its rows (requires Acceleration)."""
-        model = self._model(model)
-        rows = np.concatenate(self._rows(model))
-        lam = state.acceleration.multipliers
-        return -jnp.dot(lam[rows], model.multiply_by_g(state, state.u)[rows])
+    def calc_power(self, state: State):
+        """Power of this constraint's forces, Simbody's sign: ``-lambda . (G u)`` over its rows, from the
+        Acceleration cache (its multipliers and G, of the Model the State was realized with). Requires Acceleration."""
+        rows = np.concatenate(self._rows())
+        acc = state.acceleration
+        return -jnp.dot(acc.multipliers[rows], acc.constraint_matrix[rows] @ state.u)
 
     @operator()
-    def calc_position_error_from_q(self, state: State, q, model=None):
+    def calc_position_error_from_q(self, state: State, q, model):
         """perr (mp,) for coordinates q (the State supplies t)."""
-        model = self._model(model)
-        p, _, _ = self._rows(model)
+        p, _, _ = self._rows()
         return model.calc_constraint_position_errors(state.set_q(q))[p]
 
     @operator()
-    def calc_velocity_error_from_u(self, state: State, u, model=None):
+    def calc_velocity_error_from_u(self, state: State, u, model):
         """(pverr, verr) for speeds u (requires Position)."""
-        model = self._model(model)
-        p, v, _ = self._rows(model)
+        p, v, _ = self._rows()
         return model.calc_constraint_velocity_errors(state, u)[np.concatenate([p, v])]
 
     @operator()
-    def calc_acceleration_error_from_udot(self, state: State, udot, model=None):
+    def calc_acceleration_error_from_udot(self, state: State, udot, model):
         """(paerr, vaerr, aerr) for udot (requires Velocity)."""
-        model = self._model(model)
-        return model.calc_constraint_acceleration_errors(state, udot)[np.concatenate(self._rows(model))]
+        return model.calc_constraint_acceleration_errors(state, udot)[np.concatenate(self._rows())]
 
     @operator()
-    def calc_position_constraint_matrix_p(self, state: State, model=None):
+    def calc_position_constraint_matrix_p(self, state: State, model):
         """This constraint's rows of P (mp, nu) (requires Position)."""
-        model = self._model(model)
-        return model.calc_p(state)[self._rows(model)[0]]
+        return model.calc_p(state)[self._rows()[0]]
 
     @operator()
-    def calc_position_constraint_matrix_pt(self, state: State, model=None):
+    def calc_position_constraint_matrix_pt(self, state: State, model):
         return self.calc_position_constraint_matrix_p(state, model).T
 
     @operator()
-    def calc_position_constraint_matrix_pn_inv(self, state: State, model=None):
+    def calc_position_constraint_matrix_pn_inv(self, state: State, model):
         """``P N^-1`` (mp, nq): this constraint's rows of Pq (requires Position)."""
-        model = self._model(model)
-        return model.calc_pq(state)[self._rows(model)[0]]
+        return model.calc_pq(state)[self._rows()[0]]
 
     @operator()
-    def calc_velocity_constraint_matrix_v(self, state: State, model=None):
+    def calc_velocity_constraint_matrix_v(self, state: State, model):
         """This constraint's rows of V (mv, nu) (requires Position)."""
-        model = self._model(model)
-        p, v, _ = self._rows(model)
+        p, v, _ = self._rows()
         return model.calc_pv(state)[v]
 
     @operator()
-    def calc_velocity_constraint_matrix_vt(self, state: State, model=None):
+    def calc_velocity_constraint_matrix_vt(self, state: State, model):
         return self.calc_velocity_constraint_matrix_v(state, model).T
 
     @operator()
-    def calc_acceleration_constraint_matrix_a(self, state: State, model=None):
+    def calc_acceleration_constraint_matrix_a(self, state: State, model):
         """This constraint's rows of A (ma, nu) (requires Velocity)."""
-        model = self._model(model)
-        return model.calc_g(state)[self._rows(model)[2]]
+        return model.calc_g(state)[self._rows()[2]]
 
     @operator()
-    def calc_acceleration_constraint_matrix_at(self, state: State, model=None):
+    def calc_acceleration_constraint_matrix_at(self, state: State, model):
         return self.calc_acceleration_constraint_matrix_a(state, model).T
 
     def _system_signature(self):

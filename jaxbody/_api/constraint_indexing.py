@@ -15,7 +15,10 @@ Simbody's Constraint numbers what it acts on locally:
   a disabled constraint (they read as zero), so, unlike Simbody, indices do not move when a constraint is
   disabled; they are static Python ints.
 
-Every answer here is host-side (static); the force methods are traced operators (jit, vmap, grad).
+Every answer here is host-side (static); the force methods are traced operators (jit, vmap, grad). Index
+maps and constraint-space vectors depend on the system's structure only (the same in every Model of it), so
+they take no Model; the force methods compute with a Model's numbers and take it as a required argument after
+Simbody's, ``method(state, ..., model)`` (the package's convention: no fallback to the System's realized model).
 """
 
 from __future__ import annotations
@@ -102,32 +105,33 @@ class ConstraintIndexing:
     # -- constraint-space vectors -------------------------------------------------------------------
 
     @operator()
-    def get_index_of_multipliers_in_use(self, state: State | None = None, model=None) -> tuple:
+    def get_index_of_multipliers_in_use(self, state: State | None = None) -> tuple:
         """(px0, vx0, ax0): the first row of this constraint's holonomic, nonholonomic and acceleration-only
         block in the system's multiplier (and acceleration-error) vector; None where the block is empty
-        (Simbody's invalid MultiplierIndex). Static: disabled constraints keep their rows."""
-        return tuple(int(r[0]) if r.size else None for r in self._rows(model))
+        (Simbody's invalid MultiplierIndex). Static: disabled constraints keep their rows; structure only, so no
+        Model is needed."""
+        return tuple(int(r[0]) if r.size else None for r in self._rows())
 
     @operator()
-    def get_my_part_from_constraint_space_vector(self, state: State, constraint_space, model=None):
+    def get_my_part_from_constraint_space_vector(self, state: State, constraint_space):
         """This constraint's entries (mp + mv + ma,) of a constraint-space vector (m,), in the order position,
-        velocity, acceleration (Simbody's getMyPartFromConstraintSpaceVector)."""
-        model = self._model(model)
-        whole = _constraint_space(constraint_space, model.constraints.m, self.name)
-        return whole[np.concatenate(self._rows(model))]
+        velocity, acceleration (Simbody's getMyPartFromConstraintSpaceVector). Structure only: no Model."""
+        whole = _constraint_space(constraint_space, self._layout().m, self.name)
+        return whole[np.concatenate(self._rows())]
 
     @operator()
-    def set_my_part_in_constraint_space_vector(self, state: State, my_part, constraint_space=None, model=None):
+    def set_my_part_in_constraint_space_vector(self, state: State, my_part, constraint_space=None):
         """A copy of ``constraint_space`` (m,) (zeros if None or empty) with this constraint's entries replaced
-        by ``my_part`` (mp + mv + ma,); functional form of Simbody's setMyPartInConstraintSpaceVector."""
-        model = self._model(model)
-        rows = np.concatenate(self._rows(model))
+        by ``my_part`` (mp + mv + ma,); functional form of Simbody's setMyPartInConstraintSpaceVector. Structure
+        only: no Model."""
+        m = self._layout().m
+        rows = np.concatenate(self._rows())
         part = jnp.asarray(my_part)
         if part.shape != (rows.size,):
             raise InvalidArgument(f"{self.name}: my_part must have length {rows.size} (mp + mv + ma), got shape {part.shape}")
         if constraint_space is None or jnp.shape(constraint_space) == (0,):
-            constraint_space = jnp.zeros(model.constraints.m, part.dtype)
-        whole = _constraint_space(constraint_space, model.constraints.m, self.name)
+            constraint_space = jnp.zeros(m, part.dtype)
+        whole = _constraint_space(constraint_space, m, self.name)
         return whole.at[rows].set(part.astype(whole.dtype))
 
     # -- forces on this constraint's own bodies and mobilities ------------------------------------------
@@ -136,7 +140,7 @@ class ConstraintIndexing:
         return np.asarray([b.index for b in self.bodies], dtype=np.int32).reshape(-1)
 
     @operator(Stage.Velocity)
-    def calc_constraint_forces_from_multipliers(self, state: State, lambda_, model=None):
+    def calc_constraint_forces_from_multipliers(self, state: State, lambda_, model):
         """(body forces (ncb, 2, 3) in the Ancestor frame A, at each constrained body's origin; mobility forces
         (ncu,) on the constrained u's) for this constraint's multipliers ``lambda_`` (mp + mv + ma,).
 
@@ -144,31 +148,29 @@ class ConstraintIndexing:
         forces); q-level forces are mapped to u by N^T. Requires Velocity. ncb = get_num_constrained_bodies(),
         ncu = get_num_constrained_u(state).
         """
-        model = self._model(model)
-        whole = self.set_my_part_in_constraint_space_vector(state, lambda_, None, model)
+        whole = self.set_my_part_in_constraint_space_vector(state, lambda_)
         F_G, f = model.calc_constraint_forces_from_multipliers(state, whole)
         R_GA = state.position.R_GB[self.get_ancestor_mobilized_body().index]
         F_A = jnp.einsum("ji,bkj->bki", R_GA, F_G[self._body_index()])
         return F_A, f[self._constrained_slots(state, "u")]
 
     @operator(Stage.Acceleration)
-    def get_constraint_forces_as_vectors(self, state: State, model=None):
+    def get_constraint_forces_as_vectors(self, state: State, model):
         """(body forces (ncb, 2, 3) in G at each constrained body's origin, mobility forces (ncu,) on the
         constrained u's) from this constraint's realized multipliers, with the sign of G^T lambda (requires
         Acceleration)."""
-        model = self._model(model)
         lam = self.get_multipliers_as_vector(state)
-        whole = self.set_my_part_in_constraint_space_vector(state, lam, None, model)
+        whole = self.set_my_part_in_constraint_space_vector(state, lam)
         F, f = model.calc_constraint_forces_from_multipliers(state, whole)
         return F[self._body_index()], f[self._constrained_slots(state, "u")]
 
     @operator(Stage.Acceleration)
-    def get_constrained_body_forces_as_vector(self, state: State, model=None):
+    def get_constrained_body_forces_as_vector(self, state: State, model):
         """Body forces (ncb, 2, 3) in G of get_constraint_forces_as_vectors (requires Acceleration)."""
         return self.get_constraint_forces_as_vectors(state, model)[0]
 
     @operator(Stage.Acceleration)
-    def get_constrained_mobility_forces_as_vector(self, state: State, model=None):
+    def get_constrained_mobility_forces_as_vector(self, state: State, model):
         """Mobility forces (ncu,) of get_constraint_forces_as_vectors (requires Acceleration)."""
         return self.get_constraint_forces_as_vectors(state, model)[1]
 

@@ -4,7 +4,7 @@
     arm.add_body_decoration(jb.Transform([0, -0.5, 0]), ball)
 
 Every class is an ``equinox.Module``: its numbers (placement, color, size) are array leaves, its kind, body
-id and mesh file name are static. ``matter.calc_decorative_geometry(state)`` therefore returns geometry whose
+id and mesh file name are static. ``matter.calc_decorative_geometry(state, model)`` therefore returns geometry whose
 placements work under ``jax.jit``, ``jax.vmap`` (batched placements) and ``jax.grad``.
 
 Differences from Simbody's DecorativeGeometry: the ``set_*`` methods return a modified copy (Simbody's modify

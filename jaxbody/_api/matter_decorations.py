@@ -1,8 +1,10 @@
 """SimbodyMatterSubsystem mixin: default geometry switch and every decoration placed in Ground.
 
-``calc_decorative_geometry(state)`` gathers the decorations of all bodies (host data on the handles, see
+``calc_decorative_geometry(state, model)`` gathers the decorations of all bodies (host data on the handles, see
 ``mobilized_body_decorations``) and places them with one batched transform composition, so it works under
-``jax.jit``, ``jax.vmap`` (over states and models) and ``jax.grad``.
+``jax.jit``, ``jax.vmap`` (over states and models) and ``jax.grad``. Inboard and outboard decorations sit on
+the frames F and M, which are the Model's numbers (X_PF, X_BM): the Model is a required argument after
+Simbody's (the package's convention; nothing falls back to the System's realized model).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from jaxbody._api.decorative_geometry import (
     DecorativeLine,
 )
 from jaxbody._api.mobilized_body_decorations import BODY, INBOARD, OUTBOARD
+from jaxbody._api.operator import check_model_argument
 from jaxbody._dynamics.state import State, require
 from jaxbody._dynamics.state_checks import check_state
 from jaxbody._math.spatial import Transform, compose
@@ -40,7 +43,7 @@ class MatterDecorations:
     def get_show_default_geometry(self) -> bool:
         return getattr(self, "_show_default_geometry", True)
 
-    def calc_decorative_geometry(self, state: State, model=None) -> list[DecorativeGeometry]:
+    def calc_decorative_geometry(self, state: State, model) -> list[DecorativeGeometry]:
         """Every decoration placed in Ground: each returned geometry's transform is X_GD and its body id is 0.
 
         Order: for each body in index order, its body, outboard (on M) and inboard (on F, of its parent)
@@ -51,13 +54,13 @@ class MatterDecorations:
 
         Args:
             state: realized to Stage.Position (X_GB is read from it).
-            model: the Model whose X_PF and X_BM place inboard and outboard decorations (default the
-                system's realized model; pass a modified or batched one to follow its parameters).
+            model: the Model whose X_PF and X_BM place inboard and outboard decorations (the state's:
+                ``system.realize_topology()``, or one from ``jb.replace_parameters``); required.
 
         Returns:
             a list of DecorativeGeometry (array leaves: traced under jit, batched under vmap).
         """
-        model = self.system.realize_topology() if model is None else model
+        check_model_argument("calc_decorative_geometry", self._describe(), model)
         if model.signature != self._signature():
             raise InvalidArgument(f"calc_decorative_geometry: the model is not of {self._describe()}")
         check_state(model, state, "calc_decorative_geometry")
@@ -70,7 +73,7 @@ class MatterDecorations:
             placed += self._default_geometry(pos)
         return placed
 
-    def calc_decorative_geometry_and_append(self, state: State, geometry: list, model=None) -> list:
+    def calc_decorative_geometry_and_append(self, state: State, geometry: list, model) -> list:
         """Simbody's calcDecorativeGeometryAndAppend, without writing into its argument: ``geometry + new``.
 
         jaxbody never modifies its arguments, so this returns a new list (``geometry`` is left as it was);

@@ -2,7 +2,7 @@
 
 Decorations are visualization hints, host data kept on the handle (like the system's up direction): the
 Model does not carry them, so they survive ``realize_topology()`` and may be added before or after it.
-``matter.calc_decorative_geometry(state)`` places them in Ground.
+``matter.calc_decorative_geometry(state, model)`` places them in Ground.
 """
 
 from __future__ import annotations

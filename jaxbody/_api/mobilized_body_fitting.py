@@ -5,8 +5,10 @@ transform X_FM (or velocity V_FM, measured and expressed in F, linear part at Mo
 ``q_fit_*`` / ``u_fit_*`` methods (closed forms for the built-in types, see jaxbody/mobilizers). Coordinates
 the target does not determine keep their current values, as in Simbody. The State's Euler/quaternion mode
 (``mobilizer_in(state)``) decides how q is written. Parameters (screw pitch, offsets, beam length) come from
-``model`` when given, else from the construction values. All methods work under jit, vmap and grad; q/u
-setters drop the State's Position/Velocity caches.
+``model``, a required argument after Simbody's (``set_q_to_fit_transform(state, X_FM, model)``: the package's
+convention for every handle method whose result depends on a Model's numbers; the State must fit it). All
+methods work under jit, vmap and grad (also with respect to ``model``); q/u setters drop the State's
+Position/Velocity caches.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import jax.numpy as jnp
 
 from jaxbody._api.operator import operator
 from jaxbody._dynamics.state import State
-from jaxbody._dynamics.state_checks import check_state
 from jaxbody._math.spatial import Rotation, Transform
 from jaxbody.errors import InvalidArgument
 
@@ -42,8 +43,6 @@ class MobilizedBodyFitting:
         mob = self.mobilizer_in(state)
         if mob.nq_alloc == 0:
             return state
-        if model is not None:
-            check_state(model, state, f"{self.name}: fitting q")
         dtype = state.q.dtype
         sl = slice(self.q_start, self.q_start + mob.nq_alloc)
         params = self._mobilizer_params(model).astype(dtype)[None]
@@ -55,8 +54,6 @@ class MobilizedBodyFitting:
         mob = self.mobilizer_in(state)
         if mob.nu == 0:
             return state
-        if model is not None:
-            check_state(model, state, f"{self.name}: fitting u")
         dtype = state.u.dtype
         q = state.q[self.q_start : self.q_start + mob.nq_alloc][None]
         sl = slice(self.u_start, self.u_start + mob.nu)
@@ -65,7 +62,7 @@ class MobilizedBodyFitting:
         return state.set_u(state.u.at[sl].set(u.astype(dtype)))
 
     @operator()
-    def set_q_to_fit_transform(self, state: State, X_FM, model=None) -> State:
+    def set_q_to_fit_transform(self, state: State, X_FM, model) -> State:
         """q best reproducing ``X_FM`` (jb.Transform or (R (3, 3), p (3,)) in F, m). Type-specific order:
         rotation then translation by default; Planar, Free, FreeLine and Bushing fit translation first."""
         R, p = (X_FM.R, X_FM.p) if isinstance(X_FM, Transform) else X_FM
@@ -73,19 +70,19 @@ class MobilizedBodyFitting:
         return self._fit_q(state, model, lambda m, q, prm: m.q_fit_transform(q, R[None], p[None], prm))
 
     @operator()
-    def set_q_to_fit_rotation(self, state: State, R_FM, model=None) -> State:
+    def set_q_to_fit_rotation(self, state: State, R_FM, model) -> State:
         """q best reproducing the rotation ``R_FM`` (jb.Rotation or 3x3); translation-only q kept."""
         R = _rotation(R_FM, "R_FM")
         return self._fit_q(state, model, lambda m, q, prm: m.q_fit_rotation(q, R[None], prm))
 
     @operator()
-    def set_q_to_fit_translation(self, state: State, p_FM, model=None) -> State:
+    def set_q_to_fit_translation(self, state: State, p_FM, model) -> State:
         """q best reproducing the translation ``p_FM`` (3,) (m, in F); rotation-only q kept (type-specific)."""
         p = _vec3(p_FM, "p_FM")
         return self._fit_q(state, model, lambda m, q, prm: m.q_fit_translation(q, p[None], prm))
 
     @operator()
-    def set_u_to_fit_velocity(self, state: State, V_FM, model=None) -> State:
+    def set_u_to_fit_velocity(self, state: State, V_FM, model) -> State:
         """u best reproducing ``V_FM`` (2, 3) = (w_FM rad/s, v_FM m/s), in F: angular first, then linear."""
         V = jnp.asarray(V_FM)
         if V.shape != (2, 3):
@@ -93,13 +90,13 @@ class MobilizedBodyFitting:
         return self._fit_u(state, model, lambda m, q, u, prm: m.u_fit_velocity(q, u, V[None, 0], V[None, 1], prm))
 
     @operator()
-    def set_u_to_fit_angular_velocity(self, state: State, w_FM, model=None) -> State:
+    def set_u_to_fit_angular_velocity(self, state: State, w_FM, model) -> State:
         """u best reproducing the angular velocity ``w_FM`` (3,) (rad/s, in F)."""
         w = _vec3(w_FM, "w_FM")
         return self._fit_u(state, model, lambda m, q, u, prm: m.u_fit_angular_velocity(q, u, w[None], prm))
 
     @operator()
-    def set_u_to_fit_linear_velocity(self, state: State, v_FM, model=None) -> State:
+    def set_u_to_fit_linear_velocity(self, state: State, v_FM, model) -> State:
         """u best reproducing the velocity of Mo ``v_FM`` (3,) (m/s, in F)."""
         v = _vec3(v_FM, "v_FM")
         return self._fit_u(state, model, lambda m, q, u, prm: m.u_fit_linear_velocity(q, u, v[None], prm))

@@ -5,7 +5,8 @@ Conventions (Simbody's): B is this body, P its parent, G Ground; Mo and Fo are t
 frames M (on B) and F (on P). A spatial force is a (2, 3) array (torque N m, force N); ``body_forces`` is
 (nbodies, 2, 3) in G with each torque about its body's origin, ``mobility_forces`` (nu_total,). Simbody's
 helpers add into an argument; these return a new array, so all work under ``jit``, ``vmap`` and ``grad``.
-``@operator(stage)`` states the stage each needs (StageViolation while tracing otherwise).
+``@operator(stage)`` states the stage each needs (StageViolation while tracing otherwise). The reactions depend
+on a Model's numbers and take it as a required argument, ``method(state, model)`` (the package's convention).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class MobilizedBodyForces:
     """Mixin with mobilizer reactions and force helpers.
 
     Uses ``self.index``, ``self.q_start``, ``self.u_start``, ``self.name``, ``self._check_u_index``,
-    ``self._mobilizer_for`` and ``self.express_vector_in_ground_frame`` of MobilizedBody.
+    ``self.mobilizer_in`` and ``self.express_vector_in_ground_frame`` of MobilizedBody.
     """
 
     # -- mobilizer reaction forces --------------------------------------------------------
@@ -102,13 +103,13 @@ class MobilizedBodyForces:
         return mobility_forces.at[self.u_start + which].add(f)
 
     @operator(Stage.Position)
-    def convert_q_force_to_u_force(self, state: State, f_q, model=None):
+    def convert_q_force_to_u_force(self, state: State, f_q):
         """u-space force ``N^T f_q`` (nu,) for a q-space force ``f_q`` (nq in use,) of this mobilizer.
 
-        Power is preserved: ``f_q . qdot = f_u . u``. ``model`` fixes the Euler/quaternion mode
-        (default: the matter subsystem's). Requires Position.
+        Power is preserved: ``f_q . qdot = f_u . u``. N depends on q and the State's Euler/quaternion mode
+        only (no Model numbers), so no Model is needed. Requires Position.
         """
-        mob = self._mobilizer_for(model)
+        mob = self.mobilizer_in(state)
         f_q = jnp.asarray(f_q, state.q.dtype)
         if f_q.shape != (mob.nq_in_use,):
             raise InvalidArgument(f"{self.name}: f_q must have length {mob.nq_in_use}, got shape {f_q.shape}")

@@ -8,8 +8,10 @@ re-expressing them in another frame rotates them, it never shifts Bo.
 Position-stage (and later) operators read the mass properties from the State's Position cache (``Mk_G``,
 ``p_GBc``), so they always agree with the model the State was realized with; ``@operator(stage)`` states
 the stage each needs (StageViolation while tracing otherwise). The Instance-stage getters
-(``get_body_mass_properties`` and friends) have no cache to read: they take an optional ``model`` and read
-``model.parameters``; without one they return the construction values of the Body. The Body itself
+(``get_body_mass_properties`` and friends) have no cache to read: they take the Model whose numbers to read as a
+required argument, ``getter(state, model)`` (``state`` may be None; the package's convention for every handle
+method whose result depends on a Model's numbers), so a Model from ``jb.replace_parameters`` or a vmapped batch
+is followed and differentiated. The construction values are ``get_default_mass_properties()``. The Body itself
 (``set_body``, ``set_default_mass_properties``) is a topology-stage choice, made before ``realize_topology()``.
 """
 
@@ -73,42 +75,38 @@ class MobilizedBodyMass:
         return self.set_body(Body(mass_properties))
 
     def get_default_mass_properties(self) -> MassProperties:
+        """The Body's construction mass properties (what ``realize_topology()`` put in the Model's parameters)."""
         return self.body.mass_properties
 
     # ------------------------------------------------------------------------------------
-    # State access: mass properties (Instance stage; model parameters or construction values)
+    # State access: mass properties (Instance stage; the given Model's parameters)
 
     @operator()
-    def get_body_mass_properties(self, state: State | None = None, model=None) -> MassPropertiesArrays:
-        """(mass, com p_BBc in B, inertia about Bo in B) as arrays.
-
-        From ``model.parameters`` when ``model`` is given, else the Body's construction values.
-        """
-        if model is None:
-            mp = self.body.mass_properties
-            return MassPropertiesArrays(jnp.asarray(mp.mass), jnp.asarray(mp.com), jnp.asarray(mp.inertia.matrix))
+    def get_body_mass_properties(self, state: State | None, model) -> MassPropertiesArrays:
+        """(mass, com p_BBc in B, inertia about Bo in B) as arrays, from ``model.parameters`` (required; ``state``
+        may be None, and is checked against ``model`` when given)."""
         self._mobilizer_for(model)
         prm = model.parameters
         return MassPropertiesArrays(prm.mass[self.index], prm.com_B[self.index], prm.inertia_Bo_B[self.index])
 
     @operator()
-    def get_body_mass(self, state: State | None = None, model=None):
+    def get_body_mass(self, state: State | None, model):
         """Mass (kg), scalar; see get_body_mass_properties."""
         return self.get_body_mass_properties(state, model).mass
 
     @operator()
-    def get_body_mass_center_station(self, state: State | None = None, model=None):
+    def get_body_mass_center_station(self, state: State | None, model):
         """Mass center station p_BBc (3,) in B; see get_body_mass_properties."""
         return self.get_body_mass_properties(state, model).com
 
     @operator()
-    def get_body_unit_inertia_about_body_origin(self, state: State | None = None, model=None):
+    def get_body_unit_inertia_about_body_origin(self, state: State | None, model):
         """Inertia about Bo in B divided by the mass (m^2), (3, 3); zero for a massless body."""
         m, _, I = self.get_body_mass_properties(state, model)
         return I / jnp.where(m == 0, 1.0, m)
 
     @operator()
-    def calc_body_central_inertia(self, state: State | None = None, model=None):
+    def calc_body_central_inertia(self, state: State | None, model):
         """Inertia about the mass center Bc, expressed in B (3, 3); see get_body_mass_properties."""
         m, c, I = self.get_body_mass_properties(state, model)
         return I - _point_inertia(m, c)

@@ -6,8 +6,11 @@ m, m/s, m/s^2 and rad, rad/s, rad/s^2), the frames F (on the parent P) and M (on
 the hinge matrix, and the tree utilities that walk to the base body or copy a mobilizer onto a new parent.
 
 State readers take a realized State first and read its caches; ``@operator(stage)`` states the stage each
-needs (StageViolation while tracing otherwise). The Instance-stage frame getters take an optional
-``model`` and read ``model.parameters``; without one they return the construction values.
+needs (StageViolation while tracing otherwise). A method whose result depends on a Model's numbers (the
+Instance-stage frame getters, and A_FM, which needs a Screw's or Ellipsoid's parameters) takes that Model as a
+required argument, ``method(state, ..., model)``, and reads ``model.parameters``: a Model from
+``jb.replace_parameters`` or a vmapped batch is followed and differentiated, and nothing falls back to the
+System's realized model. The construction frames are ``get_default_inboard_frame/outboard_frame()``.
 """
 
 from __future__ import annotations
@@ -30,21 +33,19 @@ class MobilizedBodyMobilizer:
     ``self.mobilizer``, ``self.mobilizer_prototype`` and ``self.parent`` of MobilizedBody.
     """
 
-    def _mobilizer_for(self, model=None):
-        """The mobilizer object: from ``model``'s topology when given (its Euler/quaternion mode)."""
-        if model is None:
-            return self.mobilizer
+    def _mobilizer_for(self, model):
+        """The mobilizer object in ``model``'s topology (its Euler/quaternion mode); raises unless ``model`` has
+        this body (also for a Model built without a SystemSignature, which check_operands cannot compare)."""
         mobs = model.topology.mobilizers
         if self.index >= len(mobs) or mobs[self.index].with_euler(False) != self.mobilizer_prototype:
             raise InvalidArgument(f"{self.name}: the model given does not contain this mobilized body")
         return mobs[self.index]
 
-    def _mobilizer_params(self, model=None):
-        """This mobilizer's parameters (n_params,): model's leaves when given, else construction values."""
-        n = self.mobilizer_prototype.n_params
-        if model is None or n == 0:
-            return jnp.asarray(self.params, dtype=float).reshape(n)
+    def _mobilizer_params(self, model):
+        """This mobilizer's parameters (n_params,): ``model``'s leaves."""
         self._mobilizer_for(model)
+        if self.mobilizer_prototype.n_params == 0:
+            return jnp.zeros((0,), model.default_q.dtype)
         for i, g in enumerate(model.topology.groups):
             if self.index in g.bodies:
                 return model.parameters.mobilizer_params[i][g.bodies.index(self.index)]
@@ -113,13 +114,12 @@ class MobilizedBodyMobilizer:
         return state.velocity.V_FM[self.index]
 
     @operator(Stage.Acceleration)
-    def get_mobilizer_acceleration(self, state: State, model=None):
+    def get_mobilizer_acceleration(self, state: State, model):
         """A_FM (2, 3): acceleration of M in F, measured and expressed in F (Simbody's TODO).
 
         ``A_FM = d/dt V_FM = H_FM udot + HDot_FM u`` (linear part at Mo). H_FM comes from the
-        Position cache; HDot_FM is recomputed by the mobilizer. Screw and Ellipsoid need their
-        parameters: pass ``model`` to use the model's (else the construction values are used);
-        ``model`` also fixes the Euler/quaternion mode. Requires Acceleration.
+        Position cache; HDot_FM is recomputed by the mobilizer with ``model``'s parameters (Screw and
+        Ellipsoid have some), so ``model`` is the Model the state was realized with. Requires Acceleration.
         """
         mob = self._mobilizer_for(model)
         nu = mob.nu
@@ -135,18 +135,14 @@ class MobilizedBodyMobilizer:
         return spatial.unflat(spatial.matvec(H, udot) + spatial.matvec(HDot, u))
 
     @operator()
-    def get_inboard_frame(self, state: State | None = None, model=None) -> Transform:
-        """X_PF, frame F on the parent P. From ``model.parameters`` when given, else the default."""
-        if model is None:
-            return Transform(*self.X_PF)
+    def get_inboard_frame(self, state: State | None, model) -> Transform:
+        """X_PF, frame F on the parent P, from ``model.parameters`` (``state`` may be None)."""
         self._mobilizer_for(model)
         return Transform(model.parameters.R_PF[self.index], model.parameters.p_PF[self.index])
 
     @operator()
-    def get_outboard_frame(self, state: State | None = None, model=None) -> Transform:
-        """X_BM, frame M on this body B. From ``model.parameters`` when given, else the default."""
-        if model is None:
-            return Transform(*self.X_BM)
+    def get_outboard_frame(self, state: State | None, model) -> Transform:
+        """X_BM, frame M on this body B, from ``model.parameters`` (``state`` may be None)."""
         self._mobilizer_for(model)
         return Transform(model.parameters.R_BM[self.index], model.parameters.p_BM[self.index])
 

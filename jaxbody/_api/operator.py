@@ -15,8 +15,11 @@ are there.
 Before the body runs, ``check_operands`` checks on the host (at call time, or once per trace inside a
 ``jit``) that every State, Model and MobilizedBody/Constraint handle among the arguments belongs to the
 owner's system (their SystemSignature, jaxbody._dynamics.state), and, for a Model method, that the State's
-shapes, dtype and Euler/quaternion mode are the model's. These checks read static data only, so they cost
-nothing at run time; they replace the wrong numbers a foreign index or shape would otherwise give.
+shapes, dtype and Euler/quaternion mode are the model's. A handle method whose result depends on a Model's
+numbers takes that Model as a required parameter named ``model`` (``method(state, <Simbody's arguments>,
+model)``; no fallback to the System's realized model): the decorator checks that it is a Model and that every
+State among the arguments fits it, naming the body or constraint. These checks read static data only, so they
+cost nothing at run time; they replace the wrong numbers a foreign index or shape would otherwise give.
 
 ``jit=True`` makes the method its own ``eqx.filter_jit`` entry point: called
 eagerly it compiles once per topology and argument shapes (array leaves are
@@ -64,10 +67,14 @@ def operator(stage: Stage | None = None, *, jit: bool = False):
     def decorate(method):
         parameters = list(inspect.signature(method).parameters)
         position = parameters.index("state") if "state" in parameters else None
+        model_at = parameters.index("model") if "model" in parameters else None
         name = method.__qualname__
 
         @functools.wraps(method)
         def checked(*args, **kwargs):
+            if model_at is not None:
+                model = kwargs["model"] if "model" in kwargs else args[model_at] if len(args) > model_at else None
+                check_model_argument(method.__name__, args[0]._label(), model)
             check_operands(method.__name__, args[0], args[1:], kwargs)
             if stage is not None:
                 state = kwargs["state"] if "state" in kwargs else args[position] if len(args) > position else None
@@ -91,10 +98,25 @@ def _operands(args, kwargs):
             yield x
 
 
+def _is_model(x) -> bool:
+    return callable(getattr(x, "_check_state", None))
+
+
+def check_model_argument(operation: str, who: str, model) -> None:
+    """A handle method's ``model`` parameter must be given a Model (it is required: nothing falls back to the
+    System's realized model); ``who`` names the handle in the error."""
+    if not _is_model(model):
+        raise InvalidArgument(
+            f"{operation}: {who} needs the Model whose numbers to use as its model argument (the "
+            f"system's realize_topology(), or one from jb.replace_parameters), got {type(model).__name__}"
+        )
+
+
 def check_operands(operation: str, owner, args, kwargs) -> None:
     """Raise InvalidArgument unless every State, Model and handle in ``args``/``kwargs`` belongs to ``owner``'s
     system (``owner``: a Model, MobilizedBody or Constraint, each with ``_system_signature()`` and
-    ``_label()``); a Model also checks each State's shapes, dtype and mode (``Model._check_state``).
+    ``_label()``); a Model also checks each State's shapes, dtype and mode (``Model._check_state``), and so does
+    a Model given to a handle's method, naming the handle.
 
     Host-side and static: States carry their system's signature (``State.system``), handles reach theirs
     through their matter subsystem. A State without a signature (built by hand) is checked by shape only.
@@ -123,6 +145,11 @@ def check_operands(operation: str, owner, args, kwargs) -> None:
                     f"{operation}: {x._label()} belongs to {describe_other(theirs, own)}, not to {own} "
                     f"of {owner._label()}. Handles, models and states must come from one system."
                 )
+    if check_state is None:
+        operands = list(_operands(args, kwargs))
+        for model in filter(_is_model, operands):
+            for state in (x for x in operands if isinstance(x, State)):
+                model._check_state(state, f"{operation} of {owner._label()}")
 
 
 def entry_point(function, name: str):

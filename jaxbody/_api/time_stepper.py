@@ -17,6 +17,13 @@ Motions and locks (per State) are honoured, which Simbody's stepper leaves as a 
 before and after each step, and mobilities with known udot take no impulse (their Motion or lock reacts).
 The stepper's ``contacts`` (a UnilateralContactSet pytree) hold the coefficients and geometry as array
 leaves: pass a modified copy (``eqx.tree_at``) as ``contacts=`` to sweep or differentiate them.
+
+A stepper owns its Model: ``SemiExplicitEulerTimeStepper(system, model)`` steps ``model`` (of ``system``), and
+``SemiExplicitEulerTimeStepper(system)`` the System's realized one (``system.realize_topology()``); it is
+``stepper.model``. ``step``, ``simulate`` and ``calc_contact_kinematics`` use it unless given ``model=`` (to sweep
+or differentiate a Model, e.g. one from ``jb.replace_parameters``), which must be of the stepper's system and,
+unless ``contacts=`` is given too, of its dtype (the stepper's contacts were built for it); the State must fit
+the Model in use. Models are never mixed: every check names what does not fit.
 """
 
 from __future__ import annotations
@@ -26,10 +33,10 @@ import enum
 import jax
 import jax.numpy as jnp
 
-from jaxbody._api.operator import entry_point
+from jaxbody._api.operator import check_model_argument, entry_point
 from jaxbody._api.unilateral import build_contact_set
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
-from jaxbody._dynamics.state_checks import check_state
+from jaxbody._dynamics.state_checks import check_state, describe_other
 from jaxbody._integrators import semi_explicit_euler_time_stepper as seets
 from jaxbody._integrators.fixed_step import step_counts
 from jaxbody._typing import Stage
@@ -97,9 +104,16 @@ class SemiExplicitEulerTimeStepper:
     PLUS, PGS = ImpulseSolverType.PLUS, ImpulseSolverType.PGS
 
     def __init__(self, system, model=None):
+        """``model``: the Model this stepper steps (a Model of ``system``); None: ``system.realize_topology()``."""
         matter = system.get_matter_subsystem()
         self.system = system
-        self.model = system.realize_topology() if model is None else model
+        if model is None:
+            model = system.realize_topology()
+        check_model_argument("SemiExplicitEulerTimeStepper", matter._describe(), model)
+        if model.signature != matter._signature():
+            raise InvalidArgument(f"SemiExplicitEulerTimeStepper: the model is of "
+                                  f"{describe_other(model.signature, matter._signature())}, not of {matter._signature()}")
+        self.model = model
         if self.model.get_num_constraints():
             raise InvalidArgument(
                 f"SemiExplicitEulerTimeStepper: {matter._describe()} has {self.model.get_num_constraints()} bilateral "
@@ -197,27 +211,42 @@ class SemiExplicitEulerTimeStepper:
             self._early_exit, self._induced, self._max_induced, self._solver)
 
     # -- functional core --------------------------------------------------------------------
+    def _operands(self, operation, state, model, contacts):
+        """(Model, contacts) of a call: the stepper's own unless given, checked to fit each other and the State."""
+        operation = f"SemiExplicitEulerTimeStepper.{operation}"
+        if model is not None:
+            check_model_argument(operation, "the stepper", model)
+            if model.signature != self.model.signature:
+                raise InvalidArgument(f"{operation}: the model is of {describe_other(model.signature, self.model.signature)}, "
+                                      f"but this stepper steps {self.model.signature}")
+            if contacts is None and model.default_q.dtype != self.model.default_q.dtype:
+                raise InvalidArgument(
+                    f"{operation}: the model is {model.default_q.dtype} but the stepper's contacts are "
+                    f"{self.model.default_q.dtype}: build a stepper with this model "
+                    "(SemiExplicitEulerTimeStepper(system, model)) or pass contacts= of its dtype")
+        model = self.model if model is None else model
+        check_state(model, state, operation)
+        return model, self.contacts if contacts is None else contacts
+
     def calc_contact_kinematics(self, state, *, model=None, contacts=None):
         """Every contact's separation ``perr`` (nc,) (>= 0 when satisfied) and Jacobian rows ``G`` (nc, 3, nu)
         (normal, friction 1, friction 2: ``G u`` are the separation rate and slip velocities), with its
-        coefficients, in UnilateralContactIndex order (a ContactKinematics). Realizes Position itself."""
-        model = self.model if model is None else model
-        contacts = self.contacts if contacts is None else contacts
+        coefficients, in UnilateralContactIndex order (a ContactKinematics). Realizes Position itself.
+        ``model``/``contacts``: this stepper's unless given (module docstring)."""
+        model, contacts = self._operands("calc_contact_kinematics", state, model, contacts)
         return _kinematics_entry(model, contacts, state)
 
     def step(self, state, h, *, model=None, contacts=None):
-        """One step of size h (s): (new State, StepReport). Pure; works under jit, vmap and grad."""
-        model = self.model if model is None else model
-        contacts = self.contacts if contacts is None else contacts
-        check_state(model, state, "SemiExplicitEulerTimeStepper.step")
+        """One step of size h (s): (new State, StepReport). Pure; works under jit, vmap and grad.
+        ``model``/``contacts``: this stepper's unless given (module docstring)."""
+        model, contacts = self._operands("step", state, model, contacts)
         return _step_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype))
 
     def simulate(self, state, h, n_steps: int, save_every: int = 1, *, model=None, contacts=None):
-        """``n_steps`` steps: (final State, trajectory States, StepReports of each saved step)."""
+        """``n_steps`` steps: (final State, trajectory States, StepReports of each saved step).
+        ``model``/``contacts``: this stepper's unless given (module docstring)."""
         n_steps, save_every = step_counts(n_steps, save_every)
-        model = self.model if model is None else model
-        contacts = self.contacts if contacts is None else contacts
-        check_state(model, state, "SemiExplicitEulerTimeStepper.simulate")
+        model, contacts = self._operands("simulate", state, model, contacts)
         return _simulate_entry(model, contacts, self.options(), state, jnp.asarray(h, state.q.dtype), n_steps,
                                save_every)
 

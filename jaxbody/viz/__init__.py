@@ -5,7 +5,7 @@
     viz.animate(system, model, trajectory, "motion.gif", fps=30)     # one frame per trajectory sample
     viz.plot_trajectory(model, trajectory, path="trajectory.png")    # q, u, energy, constraint errors
 
-What is drawn is ``matter.calc_decorative_geometry(state)``: Simbody's decorations placed in Ground plus, with
+What is drawn is ``matter.calc_decorative_geometry(state, model)``: Simbody's decorations placed in Ground plus, with
 ``matter.set_show_default_geometry(True)`` (the default), each body's frame and a segment from its parent.
 """
 

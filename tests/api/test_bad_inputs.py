@@ -54,7 +54,7 @@ def two_systems():
     lambda b, s: b.get_one_u(s, 0),
     lambda b, s: b.set_one_q(s, 0, 1.0),
     lambda b, s: b.lock(s),
-    lambda b, s: b.get_body_mass(s),
+    lambda b, s: b.get_body_mass(s, b.matter.system.realize_topology()),
     lambda b, s: b.apply_body_torque(s, jnp.ones(3), s.body_forces),
 ], ids=["get_body_transform", "get_body_velocity", "get_q_as_vector", "get_one_u", "set_one_q", "lock",
         "get_body_mass", "apply_body_torque"])
@@ -83,7 +83,7 @@ def test_a_body_of_another_system_is_rejected_as_an_argument(two_systems):
     lambda k, s: k.is_enabled(s),
     lambda k, s: k.disable(s),
     lambda k, s: k.get_position_errors_as_vector(s),
-    lambda k, s: k.calc_position_constraint_matrix_p(s),
+    lambda k, s: k.calc_position_constraint_matrix_p(s, k.matter.system.realize_topology()),
 ], ids=["is_enabled", "disable", "get_position_errors_as_vector", "calc_position_constraint_matrix_p"])
 def test_a_constraint_of_another_system_is_rejected(two_systems, call):
     (_, model_a, _), (system_c, _, _) = two_systems

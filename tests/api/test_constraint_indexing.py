@@ -124,10 +124,10 @@ def forces(sysm):
         out = {}
         for name, c in cons.items():
             part = c.get_my_part_from_constraint_space_vector(s, lam)
-            out[name] = dict(from_lam=c.calc_constraint_forces_from_multipliers(s, part),
-                             realized=c.get_constraint_forces_as_vectors(s),
-                             body=c.get_constrained_body_forces_as_vector(s),
-                             mobility=c.get_constrained_mobility_forces_as_vector(s))
+            out[name] = dict(from_lam=c.calc_constraint_forces_from_multipliers(s, part, model),
+                             realized=c.get_constraint_forces_as_vectors(s, model),
+                             body=c.get_constrained_body_forces_as_vector(s, model),
+                             mobility=c.get_constrained_mobility_forces_as_vector(s, model))
         return out, model.calc_g(s)
 
     lam = jnp.asarray(np.random.default_rng(0).standard_normal(model.constraints.m))
@@ -166,7 +166,7 @@ def test_realized_forces_are_forces_of_realized_multipliers(sysm, forces):
         F_G, f = out[name]["realized"]
         assert_close(out[name]["body"], F_G, 0)
         assert_close(out[name]["mobility"], f, 0)
-        F_A, f_lam = c.calc_constraint_forces_from_multipliers(state, c.get_multipliers_as_vector(state))
+        F_A, f_lam = c.calc_constraint_forces_from_multipliers(state, c.get_multipliers_as_vector(state), model)
         R_GA = np.asarray(c.get_ancestor_mobilized_body().get_body_rotation(state))
         assert_close(F_G, np.einsum("ij,bkj->bki", R_GA, F_A), 1e-12, name)
         assert_close(f, f_lam, 1e-12, name)
@@ -181,12 +181,12 @@ def test_forces_from_multipliers_vmap_and_grad(sysm):
     model, cons, _, state = sysm
     c = cons["ball"]
     lam = jnp.array([0.3, -0.2, 0.5])
-    batched = jax.vmap(lambda l: c.calc_constraint_forces_from_multipliers(state, l)[0])(jnp.stack([lam, 2 * lam]))
+    batched = jax.vmap(lambda l: c.calc_constraint_forces_from_multipliers(state, l, model)[0])(jnp.stack([lam, 2 * lam]))
     assert_close(batched[1], 2 * batched[0], 1e-12)  # linear in lambda
 
     def torque_x(q):
         s = model.realize(state.set_q(q), jb.Stage.Velocity)
-        F_A, _ = c.calc_constraint_forces_from_multipliers(s, lam)
+        F_A, _ = c.calc_constraint_forces_from_multipliers(s, lam, model)
         return F_A[1, 0, 0] + F_A[1, 1, 2]
 
     assert_grad_matches_fd(torque_x, state.q, 1e-6, 1e-6, "d(ball constraint force)/dq")

@@ -72,8 +72,8 @@ def results():
             forces_from_lam=model.calc_constraint_forces_from_multipliers(s, lam), Gt_lam=model.multiply_by_g_transpose(s, lam),
             multipliers=model.get_constraint_multipliers(s), Gt_mult=model.multiply_by_g_transpose(s, model.get_constraint_multipliers(s)),
             per_constraint={
-                name: dict(pn_inv=c.calc_position_constraint_matrix_pn_inv(s), v=c.calc_velocity_constraint_matrix_v(s),
-                           a=c.calc_acceleration_constraint_matrix_a(s), forces=c.get_constraint_forces_as_vectors(s),
+                name: dict(pn_inv=c.calc_position_constraint_matrix_pn_inv(s, model), v=c.calc_velocity_constraint_matrix_v(s, model),
+                           a=c.calc_acceleration_constraint_matrix_a(s, model), forces=c.get_constraint_forces_as_vectors(s, model),
                            in_use=c.get_num_constraint_equations_in_use(s),
                            in_use_disabled=c.get_num_constraint_equations_in_use(c.disable(s)))
                 for name, c in cons.items()

@@ -120,7 +120,7 @@ def test_per_constraint_api():
         total += float(c.calc_power(realized))
     assert_close(total, r["power"], 1e-10, "sum of per-constraint power")
     rod = cons["rod"]
-    assert_close(rod.calc_position_constraint_matrix_p(realized), r["P"][model.constraints.rows_of(rod.index)[0]], 1e-12, "rod P")
+    assert_close(rod.calc_position_constraint_matrix_p(realized, model), r["P"][model.constraints.rows_of(rod.index)[0]], 1e-12, "rod P")
 
 
 # Rows whose Simbody velocity (acceleration) equations are the exact time derivative of the position

@@ -561,11 +561,11 @@ def test_set_q_and_u_to_fit_on_catalogue_tree():
     # Eager single-body use, a rotation-only fit and gradient through a setter.
     b = next(x for x in bodies if x.mobilizer_prototype.simbody_name == "Bushing")
     s0 = model.default_state()
-    s1 = b.set_q_to_fit_rotation(s0, jb.Rotation.about_x(0.3))
+    s1 = b.set_q_to_fit_rotation(s0, jb.Rotation.about_x(0.3), model)
     assert_close(b.get_q_as_vector(s1), [0.3, 0, 0, 0, 0, 0], 1e-15, "Bushing rotation fit")
-    s2 = b.set_u_to_fit_angular_velocity(b.set_u_to_fit_linear_velocity(s1, [1.0, 2.0, 3.0]), [0.5, 0.0, 0.0])
+    s2 = b.set_u_to_fit_angular_velocity(b.set_u_to_fit_linear_velocity(s1, [1.0, 2.0, 3.0], model), [0.5, 0.0, 0.0], model)
     assert_close(b.get_u_as_vector(s2), [0.5, 0, 0, 1, 2, 3], 1e-15, "Bushing u fits")
-    g = jax.grad(lambda a: b.set_q_to_fit_translation(s0, jnp.stack([a, 2 * a, 0.0])).q[b.q_start + 4])(0.7)
+    g = jax.grad(lambda a: b.set_q_to_fit_translation(s0, jnp.stack([a, 2 * a, 0.0]), model).q[b.q_start + 4])(0.7)
     assert_close(g, 2.0, 1e-15, "grad through set_q_to_fit_translation")
 
 

@@ -153,7 +153,7 @@ def test_decorations_survive_realize_topology_and_may_be_added_after():
     assert arm.get_num_body_decorations() == 2
     arm.add_body_decoration(jb.Transform([0.0, -0.5, 0.0]), jb.DecorativeSphere(0.02))
     state = realized(model, [0.3, 1, 0, 0, 0])
-    n = len(record.matter.calc_decorative_geometry(state))
+    n = len(record.matter.calc_decorative_geometry(state, model))
     assert n == 6 + 3 + 2  # 6 decorations, 3 body frames, 2 parent-child lines
 
 
@@ -164,7 +164,7 @@ def test_placement_in_ground_matches_composed_transforms(decorated):
     record, added = decorated
     rng = np.random.default_rng(3)
     for q in sample_q(rng, (3,)):
-        geometry = record.matter.calc_decorative_geometry(realized(record.model, q))
+        geometry = record.matter.calc_decorative_geometry(realized(record.model, q), record.model)
         placed, X_GB = expected_placements(q, added)
         assert len(geometry) == len(placed) + 3 + 2
         for g, expected, (_, _, _, original) in zip(geometry, placed, _in_order(added)):
@@ -193,22 +193,22 @@ def test_default_geometry_switch_and_append_alias(decorated):
     matter = record.matter
     state = realized(record.model, [0.2, 0.9, 0.1, 0.3, 0.1])
     assert matter.get_show_default_geometry() is True
-    everything = matter.calc_decorative_geometry(state)
+    everything = matter.calc_decorative_geometry(state, record.model)
     matter.set_show_default_geometry(False)
     try:
-        only = matter.calc_decorative_geometry(state)
+        only = matter.calc_decorative_geometry(state, record.model)
     finally:
         matter.set_show_default_geometry(True)
     assert len(only) == len(added) and len(everything) == len(added) + 5
     given = [jb.DecorativeLine()]
-    appended = matter.calc_decorative_geometry_and_append(state, given)
+    appended = matter.calc_decorative_geometry_and_append(state, given, record.model)
     assert len(given) == 1 and appended[0] is given[0] and len(appended) == 1 + len(everything)
 
 
 def test_bad_state_or_model(decorated):
     record, _ = decorated
     with pytest.raises(jb.StageViolation, match="Stage.Position"):
-        record.matter.calc_decorative_geometry(record.model.default_state())
+        record.matter.calc_decorative_geometry(record.model.default_state(), record.model)
     other, _ = build_decorated()
     other.bodies["hand"].add_body_decoration(jb.Transform(), jb.DecorativeSphere())
     jb.MobilizedBody.Pin(other.bodies["hand"], jb.Transform(), jb.Body.Massless(), jb.Transform(), name="extra")
@@ -223,7 +223,7 @@ def test_bad_state_or_model(decorated):
 def _hand_brick_pose(record):
     """q -> (R, p) of the hand's outboard brick in Ground (index 3 in placement order)."""
     def pose(q):
-        g = record.matter.calc_decorative_geometry(realized(record.model, q))[3]
+        g = record.matter.calc_decorative_geometry(realized(record.model, q), record.model)[3]
         return g.transform.R, g.transform.p
     return pose
 
@@ -232,7 +232,7 @@ def test_jit_vmap_grad(decorated):
     record, added = decorated
     rng = np.random.default_rng(7)
     qs = sample_q(rng, (4,))
-    place = lambda q: record.matter.calc_decorative_geometry(realized(record.model, q))  # noqa: E731
+    place = lambda q: record.matter.calc_decorative_geometry(realized(record.model, q), record.model)  # noqa: E731
     eager = place(qs[0])
     jitted = jax.jit(place)(qs[0])
     for a, b in zip(jax.tree_util.tree_leaves(jitted), jax.tree_util.tree_leaves(eager)):
