@@ -10,8 +10,8 @@ contributes zeros, selected rather than multiplied so that a NaN in it cannot le
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -49,9 +49,12 @@ def _calc_stacked(model, state, elements):
     values.update({n: jnp.asarray([getattr(e, n) for e in elements], jnp.int32) for n in type(first).index_fields})
 
     def one(element_values):
-        element = copy.copy(first)
-        for name, value in element_values.items():  # traced indices and arrays into a copy (not a new Module)
-            object.__setattr__(element, name, value)
+        # Traced arrays and indices through the dataclass constructor: groupable classes have no __init__ of
+        # their own (ForceElement.groupable), so replace() rebuilds the element field by field. The index fields
+        # are static (they key the groups) but traced here by design: equinox's warning about it is expected.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "A JAX array is being set as static", UserWarning)
+            element = dataclasses.replace(first, **element_values)
         return element.calc(model, state)
 
     return jax.vmap(one)(values)

@@ -29,7 +29,8 @@ class ForceElement(eqx.Module):
 
     ``groupable``: elements of this class without state variables may be evaluated together by one vmap
     (jaxbody._dynamics.force_groups), their ``index_fields`` (static body or coordinate indices) then traced
-    ints; ``calc`` must then only index arrays with them (no Python use of their values).
+    ints; ``calc`` must then only index arrays with them (no Python use of their values). Such a class keeps the
+    dataclass ``__init__`` (every field a keyword argument): the group rebuilds it by ``dataclasses.replace``.
     """
 
     groupable: ClassVar[bool] = False
