@@ -6,7 +6,6 @@ carries the step state (jaxbody._integrators.stepper), so integrators are pure a
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable
 
@@ -106,10 +105,12 @@ class Integrator(eqx.Module):
         return self.method.error_order is not None and self.settings.fixed_step_size is None
 
     def with_settings(self, **changes) -> Integrator:
-        """A copy with some settings changed (Simbody's set...)."""
-        new = copy.copy(self)
-        object.__setattr__(new, "settings", dataclasses.replace(self.settings, **changes))
-        return new
+        """A copy with some settings changed (Simbody's set...), built by the class's own constructor."""
+        settings = dataclasses.replace(self.settings, **changes)
+        kwargs = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+        if type(self) is Integrator:  # the subclasses name their method themselves
+            kwargs["method"] = self.method.name
+        return type(self)(self.model, **kwargs)
 
 
 class ExplicitEulerIntegrator(Integrator):

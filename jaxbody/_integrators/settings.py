@@ -1,13 +1,16 @@
 """Simbody's Integrator settings (catalogue 6.2) as one immutable, hashable record, checked on the host.
 
-Every field is static: two rollouts with the same settings share compiled code, a change retraces.
+An ``equinox.Module`` whose fields are all static (no leaves): its converters turn concrete 0-d arrays into
+Python numbers before ``__check_init__`` validates, in ``dataclasses.replace`` too. Every field is static:
+two rollouts with the same settings share compiled code, a change retraces.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import math
 
+import equinox as eqx
 import jax
 
 from jaxbody.errors import InvalidArgument
@@ -16,8 +19,19 @@ from jaxbody.errors import InvalidArgument
 DEFAULT_TIME_SCALE = 0.1
 
 
-@dataclasses.dataclass(frozen=True)
-class IntegratorSettings:
+def _as_setting(value, what):
+    """Concrete 0-d arrays (jnp.float64(1e-6)) are numbers: static floats; Python values pass unchanged."""
+    if hasattr(value, "ndim") and not isinstance(value, (bool, int, float)):
+        return _number(value, what)
+    return value
+
+
+def _setting(default, what):
+    """A static field whose value is converted by ``_as_setting`` whenever the record is constructed."""
+    return eqx.field(static=True, default=default, converter=functools.partial(_as_setting, what=what))
+
+
+class IntegratorSettings(eqx.Module):
     """Integrator::set... in snake_case. Times in s; accuracy relative (Simbody's weighted norm).
 
     accuracy: local error per step (default 1e-3). constraint_tolerance: projection accuracy (default
@@ -33,25 +47,21 @@ class IntegratorSettings:
     final_time: the integrator never steps past it (default: the last report time).
     """
 
-    accuracy: float = 1e-3
-    constraint_tolerance: float | None = None
-    initial_step_size: float | None = None
-    minimum_step_size: float = 0.0
-    maximum_step_size: float = math.inf
-    fixed_step_size: float | None = None
-    internal_step_limit: int = 10_000
-    use_infinity_norm: bool = False
-    project_every_step: bool = False
-    allow_interpolation: bool = False
-    project_interpolated_states: bool = True
-    final_time: float | None = None
-    time_scale: float = DEFAULT_TIME_SCALE
+    accuracy: float = _setting(1e-3, "accuracy")
+    constraint_tolerance: float | None = _setting(None, "constraint_tolerance")
+    initial_step_size: float | None = _setting(None, "initial_step_size")
+    minimum_step_size: float = _setting(0.0, "minimum_step_size")
+    maximum_step_size: float = _setting(math.inf, "maximum_step_size")
+    fixed_step_size: float | None = _setting(None, "fixed_step_size")
+    internal_step_limit: int = _setting(10_000, "internal_step_limit")
+    use_infinity_norm: bool = _setting(False, "use_infinity_norm")
+    project_every_step: bool = _setting(False, "project_every_step")
+    allow_interpolation: bool = _setting(False, "allow_interpolation")
+    project_interpolated_states: bool = _setting(True, "project_interpolated_states")
+    final_time: float | None = _setting(None, "final_time")
+    time_scale: float = _setting(DEFAULT_TIME_SCALE, "time_scale")
 
-    def __post_init__(self):
-        for field in dataclasses.fields(self):  # concrete 0-d arrays (jnp.float64(1e-6)) are numbers: static floats
-            value = getattr(self, field.name)
-            if hasattr(value, "ndim") and not isinstance(value, (bool, int, float)):
-                object.__setattr__(self, field.name, _number(value, field.name))
+    def __check_init__(self):  # after the converters: every field is a Python value here
         _positive(self.accuracy, "accuracy")
         if self.constraint_tolerance is not None:
             _positive(self.constraint_tolerance, "constraint_tolerance")

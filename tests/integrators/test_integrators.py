@@ -180,5 +180,10 @@ def test_settings_are_checked():
     integ = jb.RungeKuttaMersonIntegrator(model, accuracy=1e-6)
     assert integ.settings.constraint_tolerance_in_use == pytest.approx(1e-7)
     assert integ.settings.initial_step_in_use == pytest.approx(0.01)  # time scale 0.1 / 10
-    assert integ.with_settings(use_infinity_norm=True).settings.use_infinity_norm
+    changed = integ.with_settings(use_infinity_norm=True)
+    assert changed.settings.use_infinity_norm and changed.settings.accuracy == 1e-6
+    assert type(changed) is jb.RungeKuttaMersonIntegrator and changed.model is integ.model
+    assert not integ.settings.use_infinity_norm  # the original is unchanged
+    with pytest.raises(jb.InvalidArgument, match="accuracy"):
+        integ.with_settings(accuracy=-1.0)
     assert OMEGA == 2.0
