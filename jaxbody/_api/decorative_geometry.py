@@ -8,9 +8,10 @@ id and mesh file name are static. ``matter.calc_decorative_geometry(state, model
 placements work under ``jax.jit``, ``jax.vmap`` (batched placements) and ``jax.grad``.
 
 Differences from Simbody's DecorativeGeometry: the ``set_*`` methods return a modified copy (Simbody's modify
-the object and return it for chaining; chaining reads the same). Only the attributes a renderer here uses are
-kept: transform, color, opacity, body id and each shape's size; Simbody's representation, resolution and line
-thickness hints are not. A color of ``(-1, -1, -1)`` and an opacity of ``-1`` mean "the renderer's default"
+the object and return it for chaining; chaining reads the same); every constructor also takes the shared
+fields as keywords, checked the same way (``jb.DecorativeSphere(0.1, color=[1, 0, 0], body_id=2)``). Only
+the attributes a renderer here uses are kept: transform, color, opacity, body id and each shape's size;
+Simbody's representation, resolution and line thickness hints are not. A color of ``(-1, -1, -1)`` and an opacity of ``-1`` mean "the renderer's default"
 as in Simbody. Lengths are in meters; colors are RGB in [0, 1].
 """
 
@@ -64,6 +65,30 @@ def as_transform(X, what: str) -> Transform:
     raise InvalidArgument(f"{what} must be a jb.Transform, jb.Rotation or a 3-vector, got {type(X).__name__}")
 
 
+def _color(rgb, who, *, allow_default=False):
+    """RGB (3,) in [0, 1] when concrete (or the renderer's default (-1, -1, -1) if ``allow_default``)."""
+    color = _vector(rgb, 3, f"{who} color")
+    if _concrete(color) and not bool(jnp.all((color >= 0) & (color <= 1))) and not (
+            allow_default and bool(jnp.all(color == jnp.asarray(DEFAULT_COLOR)))):
+        raise InvalidArgument(f"{who} color must be RGB in [0, 1], got {np.asarray(rgb).tolist()}")
+    return color
+
+
+def _opacity(opacity, who, *, allow_default=False):
+    """A scalar in [0, 1] when concrete (or the renderer's default -1 if ``allow_default``)."""
+    value = _scalar(opacity, f"{who} opacity", positive=False)
+    if _concrete(value) and not 0 <= float(value) <= 1 and not (allow_default and float(value) == DEFAULT_OPACITY):
+        raise InvalidArgument(f"{who} opacity must be in [0, 1], got {opacity!r}")
+    return value
+
+
+def _body_id(body_id, who) -> int:
+    body_id = integer(body_id, f"{who} body id")
+    if body_id < 0:
+        raise InvalidArgument(f"{who} body id must be >= 0, got {body_id}")
+    return body_id
+
+
 class DecorativeGeometry(eqx.Module):
     """Fields shared by every decoration.
 
@@ -78,18 +103,21 @@ class DecorativeGeometry(eqx.Module):
     opacity: jnp.ndarray
     body_id: int = eqx.field(static=True)
 
-    def _init_common(self):
-        self.transform = Transform()
-        self.color = jnp.asarray(DEFAULT_COLOR)
-        self.opacity = jnp.asarray(DEFAULT_OPACITY)
-        self.body_id = 0
+    def _init_common(self, *, transform=None, color=DEFAULT_COLOR, opacity=DEFAULT_OPACITY, body_id=0):
+        """The shared fields, checked as the ``set_*`` methods check them (the defaults -1 allowed)."""
+        who = type(self).__name__
+        self.transform = as_transform(transform, f"{who} transform")
+        self.color = _color(color, who, allow_default=True)
+        self.opacity = _opacity(opacity, who, allow_default=True)
+        self.body_id = _body_id(body_id, who)
 
     def _with(self, **changes) -> "DecorativeGeometry":
-        """A copy with some fields replaced (the classes' own __init__ takes only their shape arguments)."""
-        new = object.__new__(type(self))
-        for field in dataclasses.fields(self):
-            object.__setattr__(new, field.name, changes.get(field.name, getattr(self, field.name)))
-        return new
+        """A copy with some fields replaced, built by the class's constructor: its shape arguments are its own
+        fields (same names), the shared ones its keyword-only ``transform``, ``color``, ``opacity``, ``body_id``."""
+        fields = {f.name: changes.pop(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)}
+        if changes:
+            raise TypeError(f"{type(self).__name__} has no fields {sorted(changes)}")
+        return type(self)(**fields)
 
     def get_transform(self) -> Transform:
         return self.transform
@@ -103,30 +131,21 @@ class DecorativeGeometry(eqx.Module):
 
     def set_color(self, rgb) -> "DecorativeGeometry":
         """A copy with color ``rgb`` (3 numbers in [0, 1])."""
-        color = _vector(rgb, 3, f"{type(self).__name__} color")
-        if _concrete(color) and not bool(jnp.all((color >= 0) & (color <= 1))):
-            raise InvalidArgument(f"{type(self).__name__} color must be RGB in [0, 1], got {np.asarray(rgb).tolist()}")
-        return self._with(color=color)
+        return self._with(color=_color(rgb, type(self).__name__))
 
     def get_opacity(self) -> jnp.ndarray:
         return self.opacity
 
     def set_opacity(self, opacity) -> "DecorativeGeometry":
         """A copy with ``opacity`` in [0, 1] (0: invisible, 1: opaque)."""
-        value = _scalar(opacity, f"{type(self).__name__} opacity", positive=False)
-        if _concrete(value) and not 0 <= float(value) <= 1:
-            raise InvalidArgument(f"{type(self).__name__} opacity must be in [0, 1], got {opacity!r}")
-        return self._with(opacity=value)
+        return self._with(opacity=_opacity(opacity, type(self).__name__))
 
     def get_body_id(self) -> int:
         return self.body_id
 
     def set_body_id(self, body_id: int) -> "DecorativeGeometry":
         """A copy attached to the MobilizedBody with index ``body_id`` (its transform is then X_BD of that body)."""
-        body_id = integer(body_id, f"{type(self).__name__} body id")
-        if body_id < 0:
-            raise InvalidArgument(f"{type(self).__name__} body id must be >= 0, got {body_id}")
-        return self._with(body_id=body_id)
+        return self._with(body_id=_body_id(body_id, type(self).__name__))
 
 
 class DecorativeSphere(DecorativeGeometry):
@@ -134,8 +153,8 @@ class DecorativeSphere(DecorativeGeometry):
 
     radius: jnp.ndarray
 
-    def __init__(self, radius=0.5):
-        self._init_common()
+    def __init__(self, radius=0.5, **common):
+        self._init_common(**common)
         self.radius = _scalar(radius, "DecorativeSphere radius")
 
     def get_radius(self):
@@ -147,8 +166,8 @@ class DecorativeBrick(DecorativeGeometry):
 
     half_lengths: jnp.ndarray
 
-    def __init__(self, half_lengths=(0.5, 0.5, 0.5)):
-        self._init_common()
+    def __init__(self, half_lengths=(0.5, 0.5, 0.5), **common):
+        self._init_common(**common)
         self.half_lengths = _vector(half_lengths, 3, "DecorativeBrick half lengths", positive=True)
 
     def get_half_lengths(self):
@@ -161,8 +180,8 @@ class DecorativeEllipsoid(DecorativeGeometry):
 
     radii: jnp.ndarray
 
-    def __init__(self, radii=(0.5, 1.0 / 3.0, 0.25)):
-        self._init_common()
+    def __init__(self, radii=(0.5, 1.0 / 3.0, 0.25), **common):
+        self._init_common(**common)
         self.radii = _vector(radii, 3, "DecorativeEllipsoid radii", positive=True)
 
     def get_radii(self):
@@ -175,8 +194,8 @@ class DecorativeCylinder(DecorativeGeometry):
     radius: jnp.ndarray
     half_height: jnp.ndarray
 
-    def __init__(self, radius=0.5, half_height=0.5):
-        self._init_common()
+    def __init__(self, radius=0.5, half_height=0.5, **common):
+        self._init_common(**common)
         self.radius = _scalar(radius, "DecorativeCylinder radius")
         self.half_height = _scalar(half_height, "DecorativeCylinder half height")
 
@@ -193,8 +212,8 @@ class DecorativeLine(DecorativeGeometry):
     point1: jnp.ndarray
     point2: jnp.ndarray
 
-    def __init__(self, point1=(0.0, 0.0, 0.0), point2=(1.0, 1.0, 1.0)):
-        self._init_common()
+    def __init__(self, point1=(0.0, 0.0, 0.0), point2=(1.0, 1.0, 1.0), **common):
+        self._init_common(**common)
         self.point1 = _vector(point1, 3, "DecorativeLine point1")
         self.point2 = _vector(point2, 3, "DecorativeLine point2")
 
@@ -210,8 +229,8 @@ class DecorativeFrame(DecorativeGeometry):
 
     axis_length: jnp.ndarray
 
-    def __init__(self, axis_length=1.0):
-        self._init_common()
+    def __init__(self, axis_length=1.0, **common):
+        self._init_common(**common)
         self.axis_length = _scalar(axis_length, "DecorativeFrame axis length")
 
     def get_axis_length(self):
@@ -227,10 +246,10 @@ class DecorativeMesh(DecorativeGeometry):
     filename: str = eqx.field(static=True)
     scale: jnp.ndarray
 
-    def __init__(self, filename, scale=(1.0, 1.0, 1.0)):
+    def __init__(self, filename, scale=(1.0, 1.0, 1.0), **common):
         if not isinstance(filename, str) or not filename:
             raise InvalidArgument(f"DecorativeMesh needs a file name (a non-empty str), got {filename!r}")
-        self._init_common()
+        self._init_common(**common)
         self.filename = filename
         self.scale = _vector(scale, 3, "DecorativeMesh scale", positive=True)
 

@@ -101,6 +101,25 @@ def test_geometry_defaults_are_simbodys_and_setters_return_copies():
     assert_close(sphere.get_transform().p, [0, 0, 0], 0)
 
 
+@pytest.mark.parametrize("geometry", [jb.DecorativeSphere(0.2), jb.DecorativeBrick([0.1, 0.2, 0.3]),
+                                      jb.DecorativeEllipsoid([0.3, 0.2, 0.1]), jb.DecorativeCylinder(0.1, 0.4),
+                                      jb.DecorativeLine([1, 2, 3], [4, 5, 6]), jb.DecorativeFrame(0.7),
+                                      jb.DecorativeMesh("arm.obj", [1, 2, 3])], ids=lambda g: type(g).__name__)
+def test_setters_rebuild_through_the_constructor(geometry):
+    """Every class's copy (``set_*``) keeps its shape fields and changes only the one asked for, also the
+    static body id; the constructor takes the shared fields as keywords."""
+    moved = geometry.set_body_id(3).set_color([0, 1, 0])
+    assert type(moved) is type(geometry) and moved.get_body_id() == 3 and geometry.get_body_id() == 0
+    assert_close(moved.get_color(), [0, 1, 0], 0)
+    shared = ("transform", "color", "opacity", "body_id")
+    same = jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), *(
+        {k: v for k, v in vars(g).items() if k not in shared} for g in (moved, geometry)))
+    assert all(jax.tree_util.tree_leaves(same)) and jax.tree_util.tree_structure(same).num_leaves >= 1
+    direct = type(geometry)(**{k: v for k, v in vars(moved).items() if k not in shared},
+                            color=[0, 1, 0], body_id=3)
+    assert jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), direct, moved))
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda: jb.DecorativeSphere(-1.0), "radius"),
     (lambda: jb.DecorativeBrick([0.1, 0.0, 0.1]), "half lengths"),
@@ -112,6 +131,9 @@ def test_geometry_defaults_are_simbodys_and_setters_return_copies():
     (lambda: jb.DecorativeSphere().set_opacity(1.5), "opacity"),
     (lambda: jb.DecorativeSphere().set_body_id(-1), "body id"),
     (lambda: jb.DecorativeSphere().set_transform("here"), "set_transform"),
+    (lambda: jb.DecorativeSphere(0.1, color=[0, 2, 0]), "color"),
+    (lambda: jb.DecorativeBrick(opacity=-0.5), "opacity"),
+    (lambda: jb.DecorativeFrame(body_id=-2), "body id"),
 ])
 def test_bad_geometry_is_rejected(make, message):
     with pytest.raises(jb.InvalidArgument, match=message):
