@@ -196,3 +196,18 @@ def test_no_hidden_model_in_api():
                "    def fine(self, state, model):\n        return model\n")
     assert _model_fallbacks(planted) == ["H.get: model has a default", "H.get: reads system._model",
                                          "H.put: model has a default", "H.put: calls realize_topology()"]
+
+
+def _object_setattr_calls(source: str) -> list[int]:
+    """Lines calling ``object.__setattr__`` (a write past a frozen dataclass's or an equinox Module's immutability)."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__setattr__"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "object"]
+
+
+def test_no_object_setattr():
+    """Modules and frozen dataclasses are changed through their constructors (``dataclasses.replace``,
+    ``eqx.tree_at``), never by ``object.__setattr__`` on an existing instance (issue 28)."""
+    found = {m: lines for m, p in _modules().items() if (lines := _object_setattr_calls(p.read_text()))}
+    assert not found, f"object.__setattr__ calls: {found}"
+    assert _object_setattr_calls("object.__setattr__(self, 'a', 1)\nsetattr(x, 'a', 1)\nx.__setattr__('a', 1)\n") == [1]
