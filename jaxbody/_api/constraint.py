@@ -32,7 +32,7 @@ from jaxbody._api.constraint_factories import ConstraintFactories
 from jaxbody._api.constraint_indexing import ConstraintIndexing
 from jaxbody._api.handle_membership import HandleMembership
 from jaxbody._api.mobilized_body import MobilizedBody
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._api.unilateral import ConditionalFlag
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
@@ -139,7 +139,7 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
         """(mp, mv, ma) of this constraint when enabled."""
         return self.ctype.num_equations
 
-    @operator()
+    @stage_operator()
     def get_num_constraint_equations_in_use(self, state: State):
         """(mp, mv, ma) as arrays: the counts when enabled in ``state``, zeros when disabled."""
         on = self.is_enabled(state).astype(jnp.int32)
@@ -155,20 +155,20 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
     def is_disabled_by_default(self) -> bool:
         return self.disabled_by_default
 
-    @operator()
+    @stage_operator()
     def disable(self, state: State) -> State:
         """A new State with this constraint off (drops every cache; no recompilation)."""
         return state.set_constraint_enabled(state.constraint_enabled.at[self.index].set(False))
 
-    @operator()
+    @stage_operator()
     def enable(self, state: State) -> State:
         return state.set_constraint_enabled(state.constraint_enabled.at[self.index].set(True))
 
-    @operator()
+    @stage_operator()
     def is_disabled(self, state: State):
         return ~state.constraint_enabled[self.index]
 
-    @operator()
+    @stage_operator()
     def is_enabled(self, state: State):
         return state.constraint_enabled[self.index]
 
@@ -186,31 +186,31 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
         """(position, velocity, acceleration) rows of this constraint in constraint-space vectors (static)."""
         return self._layout().rows_of(self.index)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_position_errors_as_vector(self, state: State):
         """perr (mp,) of this constraint (requires Position)."""
         p, _, _ = self._rows()
         return state.position.position_errors[p]
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_velocity_errors_as_vector(self, state: State):
         """(pverr, verr) (mp + mv,) (requires Velocity)."""
         p, v, _ = self._rows()
         return state.velocity.velocity_errors[np.concatenate([p, v])]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_acceleration_errors_as_vector(self, state: State):
         """(paerr, vaerr, aerr) (mp + mv + ma,) (requires Acceleration)."""
         rows = np.concatenate(self._rows())
         return state.acceleration.acceleration_errors[rows]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_multipliers_as_vector(self, state: State):
         """lambda (mp + mv + ma,) (requires Acceleration); vector equations' multipliers are in A."""
         rows = np.concatenate(self._rows())
         return state.acceleration.multipliers[rows]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def calc_power(self, state: State):
         """Power of this constraint's forces, Simbody's sign: ``-lambda . (G u)`` over its rows, from the
         Acceleration cache (its multipliers and G, of the Model the State was realized with). Requires Acceleration."""
@@ -218,58 +218,58 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
         acc = state.acceleration
         return -jnp.dot(acc.multipliers[rows], acc.constraint_matrix[rows] @ state.u)
 
-    @operator()
+    @stage_operator()
     def calc_position_error_from_q(self, state: State, q, model):
         """perr (mp,) for coordinates q (the State supplies t)."""
         p, _, _ = self._rows()
         return model.calc_constraint_position_errors(state.set_q(q))[p]
 
-    @operator()
+    @stage_operator()
     def calc_velocity_error_from_u(self, state: State, u, model):
         """(pverr, verr) for speeds u (requires Position)."""
         p, v, _ = self._rows()
         return model.calc_constraint_velocity_errors(state, u)[np.concatenate([p, v])]
 
-    @operator()
+    @stage_operator()
     def calc_acceleration_error_from_udot(self, state: State, udot, model):
         """(paerr, vaerr, aerr) for udot (requires Velocity)."""
         return model.calc_constraint_acceleration_errors(state, udot)[np.concatenate(self._rows())]
 
-    @operator()
+    @stage_operator()
     def calc_position_constraint_matrix_p(self, state: State, model):
         """This constraint's rows of P (mp, nu) (requires Position)."""
         return model.calc_p(state)[self._rows()[0]]
 
-    @operator()
+    @stage_operator()
     def calc_position_constraint_matrix_pt(self, state: State, model):
         return self.calc_position_constraint_matrix_p(state, model).T
 
-    @operator()
+    @stage_operator()
     def calc_position_constraint_matrix_pn_inv(self, state: State, model):
         """``P N^-1`` (mp, nq): this constraint's rows of Pq (requires Position)."""
         return model.calc_pq(state)[self._rows()[0]]
 
-    @operator()
+    @stage_operator()
     def calc_velocity_constraint_matrix_v(self, state: State, model):
         """This constraint's rows of V (mv, nu) (requires Position)."""
         p, v, _ = self._rows()
         return model.calc_pv(state)[v]
 
-    @operator()
+    @stage_operator()
     def calc_velocity_constraint_matrix_vt(self, state: State, model):
         return self.calc_velocity_constraint_matrix_v(state, model).T
 
-    @operator()
+    @stage_operator()
     def calc_acceleration_constraint_matrix_a(self, state: State, model):
         """This constraint's rows of A (ma, nu) (requires Velocity)."""
         return model.calc_g(state)[self._rows()[2]]
 
-    @operator()
+    @stage_operator()
     def calc_acceleration_constraint_matrix_at(self, state: State, model):
         return self.calc_acceleration_constraint_matrix_a(state, model).T
 
     def _system_signature(self):
-        """Its system's SystemSignature (for jaxbody._api.operator.check_operands)."""
+        """Its system's SystemSignature (for jaxbody._api.stage_operator.check_operands)."""
         return self.matter._signature()
 
     def _label(self) -> str:

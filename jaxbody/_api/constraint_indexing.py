@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.arguments import integer
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -53,7 +53,7 @@ class ConstraintIndexing:
             slots.extend(range(start, start + n))
         return np.asarray(slots, dtype=np.int32)
 
-    @operator()
+    @stage_operator()
     def get_num_constrained_q(self, state: State | None = None, constrained_mobilizer: int | None = None) -> int:
         """Number of constrainable q's: all q's of every constrained mobilizer, or of the one given
         (ConstrainedMobilizerIndex). Depends on the State's Euler/quaternion mode (the matter's without one)."""
@@ -61,7 +61,7 @@ class ConstraintIndexing:
             return self._constrained_mobilizer(constrained_mobilizer).get_num_q(state)
         return int(self._constrained_slots(state, "q").size)
 
-    @operator()
+    @stage_operator()
     def get_num_constrained_u(self, state: State | None = None, constrained_mobilizer: int | None = None) -> int:
         """Number of constrainable u's (the length of this constraint's mobility-force vector), or of one
         constrained mobilizer."""
@@ -69,7 +69,7 @@ class ConstraintIndexing:
             return self._constrained_mobilizer(constrained_mobilizer).get_num_u()
         return int(self._constrained_slots(state, "u").size)
 
-    @operator()
+    @stage_operator()
     def get_constrained_q_index(self, state: State | None, constrained_mobilizer: int, which: int) -> int:
         """ConstrainedQIndex of q number ``which`` (MobilizerQIndex) of the given constrained mobilizer."""
         m = self._constrained_mobilizer(constrained_mobilizer)
@@ -77,7 +77,7 @@ class ConstraintIndexing:
         before = self.get_constrained_mobilizers()[: integer(constrained_mobilizer, "constrained mobilizer index")]
         return sum(b.get_num_q(state) for b in before) + int(which)
 
-    @operator()
+    @stage_operator()
     def get_constrained_u_index(self, state: State | None, constrained_mobilizer: int, which: int) -> int:
         """ConstrainedUIndex of u number ``which`` (MobilizerUIndex) of the given constrained mobilizer."""
         m = self._constrained_mobilizer(constrained_mobilizer)
@@ -85,12 +85,12 @@ class ConstraintIndexing:
         before = self.get_constrained_mobilizers()[: integer(constrained_mobilizer, "constrained mobilizer index")]
         return sum(b.get_num_u() for b in before) + int(which)
 
-    @operator()
+    @stage_operator()
     def get_q_index_of_constrained_q(self, state: State | None, constrained_q: int) -> int:
         """The system QIndex of this constraint's constrained q number ``constrained_q``."""
         return int(self._slot(state, "q", constrained_q))
 
-    @operator()
+    @stage_operator()
     def get_u_index_of_constrained_u(self, state: State | None, constrained_u: int) -> int:
         """The system UIndex of this constraint's constrained u number ``constrained_u``."""
         return int(self._slot(state, "u", constrained_u))
@@ -104,7 +104,7 @@ class ConstraintIndexing:
 
     # -- constraint-space vectors -------------------------------------------------------------------
 
-    @operator()
+    @stage_operator()
     def get_index_of_multipliers_in_use(self, state: State | None = None) -> tuple:
         """(px0, vx0, ax0): the first row of this constraint's holonomic, nonholonomic and acceleration-only
         block in the system's multiplier (and acceleration-error) vector; None where the block is empty
@@ -112,14 +112,14 @@ class ConstraintIndexing:
         Model is needed."""
         return tuple(int(r[0]) if r.size else None for r in self._rows())
 
-    @operator()
+    @stage_operator()
     def get_my_part_from_constraint_space_vector(self, state: State, constraint_space):
         """This constraint's entries (mp + mv + ma,) of a constraint-space vector (m,), in the order position,
         velocity, acceleration (Simbody's getMyPartFromConstraintSpaceVector). Structure only: no Model."""
         whole = _constraint_space(constraint_space, self._layout().m, self.name)
         return whole[np.concatenate(self._rows())]
 
-    @operator()
+    @stage_operator()
     def set_my_part_in_constraint_space_vector(self, state: State, my_part, constraint_space=None):
         """A copy of ``constraint_space`` (m,) (zeros if None or empty) with this constraint's entries replaced
         by ``my_part`` (mp + mv + ma,); functional form of Simbody's setMyPartInConstraintSpaceVector. Structure
@@ -139,7 +139,7 @@ class ConstraintIndexing:
     def _body_index(self) -> np.ndarray:
         return np.asarray([b.index for b in self.bodies], dtype=np.int32).reshape(-1)
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def calc_constraint_forces_from_multipliers(self, state: State, lambda_, model):
         """(body forces (ncb, 2, 3) in the Ancestor frame A, at each constrained body's origin; mobility forces
         (ncu,) on the constrained u's) for this constraint's multipliers ``lambda_`` (mp + mv + ma,).
@@ -154,7 +154,7 @@ class ConstraintIndexing:
         F_A = jnp.einsum("ji,bkj->bki", R_GA, F_G[self._body_index()])
         return F_A, f[self._constrained_slots(state, "u")]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_constraint_forces_as_vectors(self, state: State, model):
         """(body forces (ncb, 2, 3) in G at each constrained body's origin, mobility forces (ncu,) on the
         constrained u's) from this constraint's realized multipliers, with the sign of G^T lambda (requires
@@ -164,12 +164,12 @@ class ConstraintIndexing:
         F, f = model.calc_constraint_forces_from_multipliers(state, whole)
         return F[self._body_index()], f[self._constrained_slots(state, "u")]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_constrained_body_forces_as_vector(self, state: State, model):
         """Body forces (ncb, 2, 3) in G of get_constraint_forces_as_vectors (requires Acceleration)."""
         return self.get_constraint_forces_as_vectors(state, model)[0]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_constrained_mobility_forces_as_vector(self, state: State, model):
         """Mobility forces (ncu,) of get_constraint_forces_as_vectors (requires Acceleration)."""
         return self.get_constraint_forces_as_vectors(state, model)[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody.errors import InvalidArgument
 
@@ -28,19 +28,19 @@ class MatterBookkeeping:
             raise InvalidArgument(f"expected a jb.Constraint of {self._describe()}, got {constraint!r}")
         return constraint
 
-    @operator()
+    @stage_operator()
     def set_constraint_is_disabled(self, state: State, constraint, disabled=True) -> State:
         """A new State with ``constraint`` (a jb.Constraint of this matter) disabled (or enabled with False)."""
         index = self._own_constraint(constraint).index
         return state.set_constraint_enabled(state.constraint_enabled.at[index].set(~jnp.asarray(disabled, bool)))
 
-    @operator()
+    @stage_operator()
     def is_constraint_disabled(self, state: State, constraint):
         """bool array: whether ``constraint`` is disabled in ``state``."""
         return ~state.constraint_enabled[self._own_constraint(constraint).index]
 
     def _system_signature(self):
-        """Its system's SystemSignature (for jaxbody._api.operator.check_operands)."""
+        """Its system's SystemSignature (for jaxbody._api.stage_operator.check_operands)."""
         return self._signature()
 
     def _label(self) -> str:

@@ -17,7 +17,7 @@ from jaxbody._api.decorative_geometry import (
     DecorativeLine,
 )
 from jaxbody._api.mobilized_body_decorations import BODY, INBOARD, OUTBOARD
-from jaxbody._api.operator import check_model_argument
+from jaxbody._api.stage_operator import check_model_argument
 from jaxbody._dynamics.state import State, require
 from jaxbody._dynamics.state_checks import check_state
 from jaxbody._math.spatial import Transform, compose

@@ -21,7 +21,7 @@ from jaxbody._api.mobilized_body_frames import MobilizedBodyFrames
 from jaxbody._api.mobilized_body_mass import MobilizedBodyMass
 from jaxbody._api.mobilized_body_mobilizer import MobilizedBodyMobilizer
 from jaxbody._api.mobilized_body_motion import MobilizedBodyMotion
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument, UnknownParent
@@ -296,7 +296,7 @@ class MobilizedBody(
         return self.body.mass_properties
 
     def _system_signature(self):
-        """Its system's SystemSignature (for jaxbody._api.operator.check_operands)."""
+        """Its system's SystemSignature (for jaxbody._api.stage_operator.check_operands)."""
         return self.matter._signature()
 
     def _label(self) -> str:
@@ -323,40 +323,40 @@ class MobilizedBody(
         if not 0 <= integer(i, f"{self.name}: u index") < self.get_num_u():
             raise InvalidArgument(f"{self.name}: u index {i} out of range 0..{self.get_num_u() - 1}")
 
-    @operator()
+    @stage_operator()
     def get_one_q(self, state: State, i: int):
         self._check_q_index(i, state)
         return state.q[self.q_start + i]
 
-    @operator()
+    @stage_operator()
     def get_one_u(self, state: State, i: int):
         self._check_u_index(i)
         return state.u[self.u_start + i]
 
-    @operator()
+    @stage_operator()
     def set_one_q(self, state: State, i: int, value) -> State:
         self._check_q_index(i, state)
         return state.set_q(state.q.at[self.q_start + i].set(value))
 
-    @operator()
+    @stage_operator()
     def set_one_u(self, state: State, i: int, value) -> State:
         self._check_u_index(i)
         return state.set_u(state.u.at[self.u_start + i].set(value))
 
-    @operator()
+    @stage_operator()
     def get_q_as_vector(self, state: State):
         return state.q[self._q_slice(state)]
 
-    @operator()
+    @stage_operator()
     def get_u_as_vector(self, state: State):
         return state.u[self._u_slice()]
 
-    @operator()
+    @stage_operator()
     def set_q_from_vector(self, state: State, q) -> State:
         q = _vector(q, self.get_num_q(state), f"{self.name}: q")
         return state.set_q(state.q.at[self._q_slice(state)].set(q))
 
-    @operator()
+    @stage_operator()
     def set_u_from_vector(self, state: State, u) -> State:
         u = _vector(u, self.get_num_u(), f"{self.name}: u")
         return state.set_u(state.u.at[self._u_slice()].set(u))

@@ -10,14 +10,14 @@ Conventions (Simbody's): B is this body, A another body, G Ground. Locations are
 body's frame (m); a moving point's velocity and acceleration are the time derivatives of its location
 taken in, and expressed in, its body's frame (m/s, m/s^2). Distances are m, their rates m/s and m/s^2;
 where the points coincide (or do not separate) the derivatives follow Simbody's conventions.
-``@operator(stage)`` states the stage each needs (StageViolation while tracing otherwise).
+``@stage_operator(stage)`` states the stage each needs (StageViolation while tracing otherwise).
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._typing import Stage
@@ -55,7 +55,7 @@ class MobilizedBodyDistances:
 
     # No stage in the decorator: when A is B the distance needs none; otherwise find_station_location_in_ground
     # checks Position.
-    @operator()
+    @stage_operator()
     def calc_station_to_station_distance(self, state: State, location_on_B, body_A, location_on_A):
         """|p_GPA - p_GPB| (m) for station PB of B and PA of A. Requires Position (none if A is B)."""
         if self._is_same(body_A):
@@ -63,7 +63,7 @@ class MobilizedBodyDistances:
         r = body_A.find_station_location_in_ground(state, location_on_A) - self.find_station_location_in_ground(state, location_on_B)
         return spatial.safe_norm(r)
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def calc_station_to_station_distance_time_derivative(self, state: State, location_on_B, body_A, location_on_A):
         """d/dt of the station-to-station distance (m/s); the relative speed when coincident. Requires Velocity."""
         if self._is_same(body_A):
@@ -72,7 +72,7 @@ class MobilizedBodyDistances:
         rA, vA = body_A.find_station_location_and_velocity_in_ground(state, location_on_A)
         return _distance_rate(rA - rB, vA - vB)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def calc_station_to_station_distance_2nd_time_derivative(self, state: State, location_on_B, body_A, location_on_A):
         """d^2/dt^2 of the station-to-station distance (m/s^2), Simbody's conventions. Requires Acceleration."""
         if self._is_same(body_A):
@@ -104,7 +104,7 @@ class MobilizedBodyDistances:
         a = A[1] + jnp.cross(A[0], r) + jnp.cross(V[0], w_x_r) + 2.0 * jnp.cross(V[0], vrel) + arel
         return p, v, a
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def calc_body_moving_point_velocity_in_body(self, state: State, location_on_B, velocity_on_B, in_body_A):
         """Velocity in A, expressed in A, of a point P moving on B (3,).
 
@@ -115,7 +115,7 @@ class MobilizedBodyDistances:
         v_AS = self.find_station_velocity_in_another_body(state, location_on_B, in_body_A)
         return v_AS + self.express_vector_in_another_body_frame(state, velocity_on_B, in_body_A)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def calc_body_moving_point_acceleration_in_body(
         self, state: State, location_on_B, velocity_on_B, acceleration_on_B, in_body_A
     ):
@@ -131,7 +131,7 @@ class MobilizedBodyDistances:
         a_rel = self.express_vector_in_another_body_frame(state, acceleration_on_B, in_body_A)
         return a_AS + 2.0 * jnp.cross(w_AB, v_rel) + a_rel
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def calc_moving_point_to_point_distance_time_derivative(
         self, state: State, location_on_B, velocity_on_B, body_A, location_on_A, velocity_on_A
     ):
@@ -144,7 +144,7 @@ class MobilizedBodyDistances:
         rA, vA = body_A._moving_point_in_ground(state, location_on_A, velocity_on_A)
         return _distance_rate(rA - rB, vA - vB)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def calc_moving_point_to_point_distance_2nd_time_derivative(
         self, state: State, location_on_B, velocity_on_B, acceleration_on_B,
         body_A, location_on_A, velocity_on_A, acceleration_on_A,

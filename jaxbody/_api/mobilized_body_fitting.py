@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math.spatial import Rotation, Transform
 from jaxbody.errors import InvalidArgument
@@ -61,7 +61,7 @@ class MobilizedBodyFitting:
         u = fit(mob, q, state.u[sl][None], params)[0]
         return state.set_u(state.u.at[sl].set(u.astype(dtype)))
 
-    @operator()
+    @stage_operator()
     def set_q_to_fit_transform(self, state: State, X_FM, model) -> State:
         """q best reproducing ``X_FM`` (jb.Transform or (R (3, 3), p (3,)) in F, m). Type-specific order:
         rotation then translation by default; Planar, Free, FreeLine and Bushing fit translation first."""
@@ -69,19 +69,19 @@ class MobilizedBodyFitting:
         R, p = _rotation(R, "X_FM rotation"), _vec3(p, "X_FM translation")
         return self._fit_q(state, model, lambda m, q, prm: m.q_fit_transform(q, R[None], p[None], prm))
 
-    @operator()
+    @stage_operator()
     def set_q_to_fit_rotation(self, state: State, R_FM, model) -> State:
         """q best reproducing the rotation ``R_FM`` (jb.Rotation or 3x3); translation-only q kept."""
         R = _rotation(R_FM, "R_FM")
         return self._fit_q(state, model, lambda m, q, prm: m.q_fit_rotation(q, R[None], prm))
 
-    @operator()
+    @stage_operator()
     def set_q_to_fit_translation(self, state: State, p_FM, model) -> State:
         """q best reproducing the translation ``p_FM`` (3,) (m, in F); rotation-only q kept (type-specific)."""
         p = _vec3(p_FM, "p_FM")
         return self._fit_q(state, model, lambda m, q, prm: m.q_fit_translation(q, p[None], prm))
 
-    @operator()
+    @stage_operator()
     def set_u_to_fit_velocity(self, state: State, V_FM, model) -> State:
         """u best reproducing ``V_FM`` (2, 3) = (w_FM rad/s, v_FM m/s), in F: angular first, then linear."""
         V = jnp.asarray(V_FM)
@@ -89,13 +89,13 @@ class MobilizedBodyFitting:
             raise InvalidArgument(f"V_FM must have shape (2, 3) (angular, linear), got {V.shape}")
         return self._fit_u(state, model, lambda m, q, u, prm: m.u_fit_velocity(q, u, V[None, 0], V[None, 1], prm))
 
-    @operator()
+    @stage_operator()
     def set_u_to_fit_angular_velocity(self, state: State, w_FM, model) -> State:
         """u best reproducing the angular velocity ``w_FM`` (3,) (rad/s, in F)."""
         w = _vec3(w_FM, "w_FM")
         return self._fit_u(state, model, lambda m, q, u, prm: m.u_fit_angular_velocity(q, u, w[None], prm))
 
-    @operator()
+    @stage_operator()
     def set_u_to_fit_linear_velocity(self, state: State, v_FM, model) -> State:
         """u best reproducing the velocity of Mo ``v_FM`` (3,) (m/s, in F)."""
         v = _vec3(v_FM, "v_FM")

@@ -5,7 +5,7 @@ Conventions (Simbody's): B is this body, P its parent, G Ground; Mo and Fo are t
 frames M (on B) and F (on P). A spatial force is a (2, 3) array (torque N m, force N); ``body_forces`` is
 (nbodies, 2, 3) in G with each torque about its body's origin, ``mobility_forces`` (nu_total,). Simbody's
 helpers add into an argument; these return a new array, so all work under ``jit``, ``vmap`` and ``grad``.
-``@operator(stage)`` states the stage each needs (StageViolation while tracing otherwise). The reactions depend
+``@stage_operator(stage)`` states the stage each needs (StageViolation while tracing otherwise). The reactions depend
 on a Model's numbers and take it as a required argument, ``method(state, model)`` (the package's convention).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._typing import Stage
@@ -29,7 +29,7 @@ class MobilizedBodyForces:
 
     # -- mobilizer reaction forces --------------------------------------------------------
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_body_at_m_in_ground(self, state: State, model):
         """Spatial force (2, 3) this body's mobilizer applies to it, at Mo, in G. Requires Acceleration.
 
@@ -37,19 +37,19 @@ class MobilizedBodyForces:
         """
         return model.calc_mobilizer_reaction_forces(state)[self.index]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_body_at_origin_in_ground(self, state: State, model):
         """The same reaction moved to the body origin Bo: ``[t_M + p_BM_G x f ; f]``. Requires Acceleration."""
         F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state, model)
         p_BM_G = spatial.matvec(state.position.R_GB[self.index], model.parameters.p_BM[self.index])
         return jnp.stack([F[0] + jnp.cross(p_BM_G, F[1]), F[1]])
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_parent_at_f_in_ground(self, state: State, model):
         """Equal and opposite reaction on the parent, moved to the inboard frame origin Fo, in G. Requires Acceleration."""
         return self._reaction_on_parent_at(state, model, at_frame_F=True)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_parent_at_origin_in_ground(self, state: State, model):
         """Equal and opposite reaction on the parent, moved to the parent's origin Po, in G. Requires Acceleration."""
         return self._reaction_on_parent_at(state, model, at_frame_F=False)
@@ -73,7 +73,7 @@ class MobilizedBodyForces:
             raise InvalidArgument(f"{self.name}: body_forces must have shape {state.body_forces.shape}, got {body_forces.shape}")
         return body_forces
 
-    @operator()
+    @stage_operator()
     def apply_body_force(self, state: State, spatial_force_G, body_forces):
         """body_forces (nbodies, 2, 3) plus ``spatial_force_G`` (torque, force at Bo) in G on this body."""
         F = jnp.asarray(spatial_force_G)
@@ -81,19 +81,19 @@ class MobilizedBodyForces:
             raise InvalidArgument(f"{self.name}: spatial_force_G must have shape (2, 3), got {F.shape}")
         return self._check_body_forces(state, body_forces).at[self.index].add(F)
 
-    @operator()
+    @stage_operator()
     def apply_body_torque(self, state: State, torque_G, body_forces):
         """body_forces plus a pure torque (3,) in G on this body."""
         return self._check_body_forces(state, body_forces).at[self.index, 0].add(jnp.asarray(torque_G))
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def apply_force_to_body_point(self, state: State, station_B, force_G, body_forces):
         """body_forces plus force ``force_G`` (in G) applied at station ``station_B`` (in B). Requires Position."""
         r = self.express_vector_in_ground_frame(state, station_B)
         f = jnp.asarray(force_G)
         return self._check_body_forces(state, body_forces).at[self.index].add(jnp.stack([jnp.cross(r, f), f]))
 
-    @operator()
+    @stage_operator()
     def apply_one_mobility_force(self, state: State, which: int, f, mobility_forces):
         """mobility_forces (nu_total,) plus ``f`` on this mobilizer's u ``which``."""
         self._check_u_index(which)
@@ -102,7 +102,7 @@ class MobilizedBodyForces:
             raise InvalidArgument(f"{self.name}: mobility_forces must have shape {state.u.shape}, got {mobility_forces.shape}")
         return mobility_forces.at[self.u_start + which].add(f)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def convert_q_force_to_u_force(self, state: State, f_q):
         """u-space force ``N^T f_q`` (nu,) for a q-space force ``f_q`` (nq in use,) of this mobilizer.
 

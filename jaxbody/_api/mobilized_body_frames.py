@@ -7,7 +7,7 @@ given by its position from the body origin expressed in the body frame (``p_BS``
 
 Every method takes a realized State first (other MobilizedBody handles as arguments), reads its caches
 (``state.position.R_GB`` and ``p_GB``, ``state.velocity.V_GB``, ``state.acceleration.A_GB``) and returns
-arrays or Transforms, so all work under ``jit``, ``vmap`` and ``grad``. ``@operator(stage)`` states the
+arrays or Transforms, so all work under ``jit``, ``vmap`` and ``grad``. ``@stage_operator(stage)`` states the
 stage each needs and raises StageViolation while tracing when the State is not realized that far.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._math.spatial import Rotation, Transform
@@ -51,50 +51,50 @@ class MobilizedBodyFrames:
     # ------------------------------------------------------------------------------------
     # Realized results: B's frame in Ground
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_body_transform(self, state: State) -> Transform:
         """X_GB (requires Position)."""
         pos = state.position
         return Transform(pos.R_GB[self.index], pos.p_GB[self.index])
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_body_rotation(self, state: State):
         return self.get_body_transform(state).R
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_body_origin_location(self, state: State):
         return self.get_body_transform(state).p
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_body_velocity(self, state: State):
         """V_GB = (w_GB, v_GBo) in G, shape (2, 3) (requires Velocity)."""
         return state.velocity.V_GB[self.index]
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_body_angular_velocity(self, state: State):
         return self.get_body_velocity(state)[0]
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_body_origin_velocity(self, state: State):
         return self.get_body_velocity(state)[1]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_body_acceleration(self, state: State):
         """A_GB = (alpha, a of Bo) in G, shape (2, 3) (requires Acceleration)."""
         return state.acceleration.A_GB[self.index]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_body_angular_acceleration(self, state: State):
         return self.get_body_acceleration(state)[0]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_body_origin_acceleration(self, state: State):
         return self.get_body_acceleration(state)[1]
 
     # ------------------------------------------------------------------------------------
     # Basic operators: body frames relative to another body
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_body_transform_in_another_body(self, state: State, in_body_A) -> Transform:
         """X_AB = X_AG X_GB. Requires Position."""
         pos, a, b = state.position, in_body_A.index, self.index
@@ -102,18 +102,18 @@ class MobilizedBodyFrames:
         R, p = spatial.compose(R_AG, p_AG, pos.R_GB[b], pos.p_GB[b])
         return Transform(R, p)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_body_rotation_in_another_body(self, state: State, in_body_A):
         """R_AB = R_AG R_GB, (3, 3). Requires Position."""
         R_GB = state.position.R_GB
         return spatial.tmatmul(R_GB[in_body_A.index], R_GB[self.index])
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_body_origin_location_in_another_body(self, state: State, to_body_A):
         """Station of A coincident with Bo: p_ABo in A, (3,). Requires Position."""
         return to_body_A.find_station_at_ground_point(state, state.position.p_GB[self.index])
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_body_velocity_in_another_body(self, state: State, in_body_A):
         """V_AB (2, 3): angular velocity of B in A and velocity of Bo in A, expressed in A. Requires Velocity."""
         pos, vel, a, b = state.position, state.velocity, in_body_A.index, self.index
@@ -123,25 +123,25 @@ class MobilizedBodyFrames:
         v_AB_G = (V_GB[1] - V_GA[1]) - jnp.cross(V_GA[0], p_AB_G)
         return spatial.mattvec(pos.R_GB[a], jnp.stack([w_AB_G, v_AB_G]))
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_body_angular_velocity_in_another_body(self, state: State, in_body_A):
         """w_AB expressed in A, (3,) rad/s. Requires Velocity."""
         V_GB = state.velocity.V_GB
         w_AB_G = V_GB[self.index][0] - V_GB[in_body_A.index][0]
         return in_body_A.express_ground_vector_in_body_frame(state, w_AB_G)
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_body_origin_velocity_in_another_body(self, state: State, in_body_A):
         """Velocity of Bo in A, expressed in A, (3,) m/s. Requires Velocity."""
         return self.find_body_velocity_in_another_body(state, in_body_A)[1]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_body_acceleration_in_another_body(self, state: State, in_body_A):
         """A_AB (2, 3): angular acceleration of B in A and acceleration of Bo in A, in A. Requires Acceleration."""
         pos, V, A, a, b = state.position, state.velocity.V_GB, state.acceleration.A_GB, in_body_A.index, self.index
         return _relative_acceleration(pos.R_GB[a], pos.p_GB[a], V[a], A[a], pos.p_GB[b], V[b], A[b])
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_body_angular_acceleration_in_another_body(self, state: State, in_body_A):
         """Angular acceleration of B in A (derivative taken in A), expressed in A, (3,). Requires Acceleration."""
         V, A, a, b = state.velocity.V_GB, state.acceleration.A_GB, in_body_A.index, self.index
@@ -151,7 +151,7 @@ class MobilizedBodyFrames:
         b_AB_G = (b_GB - b_GA) - jnp.cross(w_GA, w_AB_G)
         return spatial.mattvec(state.position.R_GB[a], b_AB_G)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_body_origin_acceleration_in_another_body(self, state: State, in_body_A):
         """Acceleration of Bo in A, expressed in A, (3,). Requires Acceleration."""
         return self.find_body_acceleration_in_another_body(state, in_body_A)[1]
@@ -159,32 +159,32 @@ class MobilizedBodyFrames:
     # ------------------------------------------------------------------------------------
     # Basic operators: stations
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_station_location_in_ground(self, state: State, station_B):
         """p_GS = X_GB p_BS, (3,). Requires Position."""
         pos = state.position
         return pos.p_GB[self.index] + spatial.matvec(pos.R_GB[self.index], jnp.asarray(station_B))
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_station_location_in_another_body(self, state: State, station_B, to_body_A):
         """p_AS = X_AG X_GB p_BS: the station of A coincident with station S of B, (3,). Requires Position."""
         return to_body_A.find_station_at_ground_point(state, self.find_station_location_in_ground(state, station_B))
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_station_velocity_in_ground(self, state: State, station_B):
         """Velocity of station S of B in G, expressed in G: v + w x r, (3,). Requires Velocity."""
         V = state.velocity.V_GB[self.index]
         r = self.express_vector_in_ground_frame(state, station_B)
         return V[1] + jnp.cross(V[0], r)
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_station_velocity_in_another_body(self, state: State, station_B, in_body_A):
         """Velocity of station S of B measured in A, expressed in A, (3,). Requires Velocity."""
         V_AB = self.find_body_velocity_in_another_body(state, in_body_A)
         p_BS_A = self.express_vector_in_another_body_frame(state, station_B, in_body_A)
         return V_AB[1] + jnp.cross(V_AB[0], p_BS_A)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_station_acceleration_in_ground(self, state: State, station_B):
         """Acceleration of station S of B in G, in G: a + b x r + w x (w x r), (3,). Requires Acceleration."""
         w = state.velocity.V_GB[self.index][0]
@@ -192,7 +192,7 @@ class MobilizedBodyFrames:
         r = self.express_vector_in_ground_frame(state, station_B)
         return A[1] + jnp.cross(A[0], r) + jnp.cross(w, jnp.cross(w, r))
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_station_acceleration_in_another_body(self, state: State, station_B, in_body_A):
         """Acceleration of station S of B measured in A, expressed in A, (3,). Requires Acceleration."""
         w_AB = self.find_body_angular_velocity_in_another_body(state, in_body_A)
@@ -200,14 +200,14 @@ class MobilizedBodyFrames:
         p = self.express_vector_in_another_body_frame(state, station_B, in_body_A)
         return A_AB[1] + jnp.cross(A_AB[0], p) + jnp.cross(w_AB, jnp.cross(w_AB, p))
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_station_location_and_velocity_in_ground(self, state: State, station_B):
         """(p_GS, v_GS), each (3,) in G. Requires Velocity."""
         pos, V = state.position, state.velocity.V_GB[self.index]
         r = spatial.matvec(pos.R_GB[self.index], jnp.asarray(station_B))
         return pos.p_GB[self.index] + r, V[1] + jnp.cross(V[0], r)
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_station_location_velocity_and_acceleration_in_ground(self, state: State, station_B):
         """(p_GS, v_GS, a_GS), each (3,) in G. Requires Acceleration."""
         pos, V, A = state.position, state.velocity.V_GB[self.index], state.acceleration.A_GB[self.index]
@@ -215,33 +215,33 @@ class MobilizedBodyFrames:
         w_x_r = jnp.cross(V[0], r)
         return pos.p_GB[self.index] + r, V[1] + w_x_r, A[1] + jnp.cross(A[0], r) + jnp.cross(V[0], w_x_r)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_mass_center_location_in_ground(self, state: State):
         """p_GBc (3,) from the Position cache. Requires Position."""
         return state.position.p_GBc[self.index]
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_mass_center_location_in_another_body(self, state: State, to_body_A):
         """Station of A coincident with B's mass center, (3,) in A. Requires Position."""
         return to_body_A.find_station_at_ground_point(state, self.find_mass_center_location_in_ground(state))
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_station_at_ground_point(self, state: State, location_G):
         """p_BS = X_BG p_GS: the station of B at a Ground point, (3,). Requires Position."""
         pos = state.position
         return spatial.mattvec(pos.R_GB[self.index], jnp.asarray(location_G) - pos.p_GB[self.index])
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_station_at_another_body_station(self, state: State, from_body_A, station_A):
         """Station of B coincident with station ``station_A`` of A, (3,) in B. Requires Position."""
         return from_body_A.find_station_location_in_another_body(state, station_A, self)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_station_at_another_body_origin(self, state: State, from_body_A):
         """Station of B coincident with A's origin, (3,) in B. Requires Position."""
         return self.find_station_at_ground_point(state, state.position.p_GB[from_body_A.index])
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_station_at_another_body_mass_center(self, state: State, from_body_A):
         """Station of B coincident with A's mass center, (3,) in B. Requires Position.
 
@@ -253,7 +253,7 @@ class MobilizedBodyFrames:
     # ------------------------------------------------------------------------------------
     # Basic operators: frames fixed on B (``frame_B``: a Transform X_BF, or a Rotation R_BF)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def find_frame_transform_in_ground(self, state: State, frame_B) -> Transform:
         """X_GF = X_GB X_BF for a frame F fixed on B (``frame_B`` a Transform X_BF). Requires Position."""
         frame_B = _as_transform(frame_B)
@@ -261,14 +261,14 @@ class MobilizedBodyFrames:
         R, p = spatial.compose(pos.R_GB[self.index], pos.p_GB[self.index], frame_B.R, frame_B.p)
         return Transform(R, p)
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def find_frame_velocity_in_ground(self, state: State, frame_B):
         """V_GF (2, 3): w_GB and the velocity of F's origin, in G. Requires Velocity."""
         frame_B = _as_transform(frame_B)
         w = state.velocity.V_GB[self.index][0]
         return jnp.stack([w, self.find_station_velocity_in_ground(state, frame_B.p)])
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def find_frame_acceleration_in_ground(self, state: State, frame_B):
         """A_GF (2, 3): b_GB and the acceleration of F's origin, in G. Requires Acceleration."""
         frame_B = _as_transform(frame_B)
@@ -278,17 +278,17 @@ class MobilizedBodyFrames:
     # ------------------------------------------------------------------------------------
     # Basic operators: re-expressing vectors
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def express_vector_in_ground_frame(self, state: State, vector_B):
         """R_GB v_B, (3,). Requires Position."""
         return spatial.matvec(state.position.R_GB[self.index], jnp.asarray(vector_B))
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def express_ground_vector_in_body_frame(self, state: State, vector_G):
         """R_BG v_G, (3,). Requires Position."""
         return spatial.mattvec(state.position.R_GB[self.index], jnp.asarray(vector_G))
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def express_vector_in_another_body_frame(self, state: State, vector_B, in_body_A):
         """R_AB v_B, (3,). Requires Position."""
         return in_body_A.express_ground_vector_in_body_frame(state, self.express_vector_in_ground_frame(state, vector_B))

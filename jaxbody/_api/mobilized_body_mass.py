@@ -6,7 +6,7 @@ momenta are (angular kg m^2/s, linear kg m/s). Mass properties are about Bo unle
 re-expressing them in another frame rotates them, it never shifts Bo.
 
 Position-stage (and later) operators read the mass properties from the State's Position cache (``Mk_G``,
-``p_GBc``), so they always agree with the model the State was realized with; ``@operator(stage)`` states
+``p_GBc``), so they always agree with the model the State was realized with; ``@stage_operator(stage)`` states
 the stage each needs (StageViolation while tracing otherwise). The Instance-stage getters
 (``get_body_mass_properties`` and friends) have no cache to read: they take the Model whose numbers to read as a
 required argument, ``getter(state, model)`` (``state`` may be None; the package's convention for every handle
@@ -22,7 +22,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 
 from jaxbody._api.body import Body
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._math.inertia import MassProperties
@@ -81,7 +81,7 @@ class MobilizedBodyMass:
     # ------------------------------------------------------------------------------------
     # State access: mass properties (Instance stage; the given Model's parameters)
 
-    @operator()
+    @stage_operator()
     def get_body_mass_properties(self, state: State | None, model) -> MassPropertiesArrays:
         """(mass, com p_BBc in B, inertia about Bo in B) as arrays, from ``model.parameters`` (required; ``state``
         may be None, and is checked against ``model`` when given)."""
@@ -89,23 +89,23 @@ class MobilizedBodyMass:
         prm = model.parameters
         return MassPropertiesArrays(prm.mass[self.index], prm.com_B[self.index], prm.inertia_Bo_B[self.index])
 
-    @operator()
+    @stage_operator()
     def get_body_mass(self, state: State | None, model):
         """Mass (kg), scalar; see get_body_mass_properties."""
         return self.get_body_mass_properties(state, model).mass
 
-    @operator()
+    @stage_operator()
     def get_body_mass_center_station(self, state: State | None, model):
         """Mass center station p_BBc (3,) in B; see get_body_mass_properties."""
         return self.get_body_mass_properties(state, model).com
 
-    @operator()
+    @stage_operator()
     def get_body_unit_inertia_about_body_origin(self, state: State | None, model):
         """Inertia about Bo in B divided by the mass (m^2), (3, 3); zero for a massless body."""
         m, _, I = self.get_body_mass_properties(state, model)
         return I / jnp.where(m == 0, 1.0, m)
 
-    @operator()
+    @stage_operator()
     def calc_body_central_inertia(self, state: State | None, model):
         """Inertia about the mass center Bc, expressed in B (3, 3); see get_body_mass_properties."""
         m, c, I = self.get_body_mass_properties(state, model)
@@ -120,12 +120,12 @@ class MobilizedBodyMass:
         Mk = pos.Mk_G[self.index]
         return MassPropertiesArrays(Mk[3, 3], pos.p_GBc[self.index] - pos.p_GB[self.index], Mk[:3, :3])
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def express_mass_properties_in_ground_frame(self, state: State) -> MassPropertiesArrays:
         """B's mass properties about Bo, re-expressed (not shifted) in G. Requires Position."""
         return self._mass_properties_in_ground(state)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def express_mass_properties_in_another_body_frame(self, state: State, in_body_A) -> MassPropertiesArrays:
         """B's mass properties about Bo, re-expressed (not shifted) in A. Requires Position."""
         m, c_G, I_G = self._mass_properties_in_ground(state)
@@ -135,21 +135,21 @@ class MobilizedBodyMass:
     # ------------------------------------------------------------------------------------
     # High-level operators: inertia and momentum
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_body_spatial_inertia_in_ground(self, state: State):
         """Spatial inertia Mk about Bo in G (6, 6), from the Position cache. Requires Position."""
         return state.position.Mk_G[self.index]
 
     # No stage in the decorator: Ground needs none (as in Simbody); other bodies are checked by
     # get_body_spatial_inertia_in_ground.
-    @operator()
+    @stage_operator()
     def calc_body_spatial_inertia_matrix_in_ground(self, state: State):
         """``[[I_Bo, [m c]x], [-[m c]x, m 1]]`` (6, 6) in G; Ground: diag(inf) as in Simbody. Requires Position."""
         if self.is_ground():
             return jnp.diag(jnp.full(6, jnp.inf, dtype=state.q.dtype))
         return self.get_body_spatial_inertia_in_ground(state)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def calc_body_inertia_about_another_body_station(self, state: State, in_body_A, about_location_on_A):
         """Inertia of B about station PA of A, expressed in A (3, 3). Requires Position."""
         m, c_G, I_o_G = self._mass_properties_in_ground(state)
@@ -159,13 +159,13 @@ class MobilizedBodyMass:
         R_GA = state.position.R_GB[in_body_A.index]
         return spatial.tmatmul(R_GA, spatial.matmul(I_PA_G, R_GA))
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def calc_body_momentum_about_body_origin_in_ground(self, state: State):
         """Mk_G V_GB (2, 3): (angular momentum about Bo, linear momentum) in G. Requires Velocity."""
         Mk = state.position.Mk_G[self.index]
         return spatial.unflat(spatial.matvec(Mk, spatial.flat(state.velocity.V_GB[self.index])))
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def calc_body_momentum_about_body_mass_center_in_ground(self, state: State):
         """(I_Bc w_GB, m v_GBc) (2, 3) in G: momentum with the angular part about Bc. Requires Velocity."""
         m, c_G, I_o_G = self._mass_properties_in_ground(state)

@@ -5,7 +5,7 @@ outboard frame M in its inboard frame F (X_FM, V_FM, A_FM: measured and expresse
 m, m/s, m/s^2 and rad, rad/s, rad/s^2), the frames F (on the parent P) and M (on this body B), columns of
 the hinge matrix, and the tree utilities that walk to the base body or copy a mobilizer onto a new parent.
 
-State readers take a realized State first and read its caches; ``@operator(stage)`` states the stage each
+State readers take a realized State first and read its caches; ``@stage_operator(stage)`` states the stage each
 needs (StageViolation while tracing otherwise). A method whose result depends on a Model's numbers (the
 Instance-stage frame getters, and A_FM, which needs a Screw's or Ellipsoid's parameters) takes that Model as a
 required argument, ``method(state, ..., model)``, and reads ``model.parameters``: a Model from
@@ -18,7 +18,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._math.spatial import Transform
@@ -54,46 +54,46 @@ class MobilizedBodyMobilizer:
     # ------------------------------------------------------------------------------------
     # State access: derivatives of q and u
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_one_q_dot(self, state: State, which: int):
         """qdot of this mobilizer's q ``which`` (0..nq-1). Requires Velocity."""
         self._check_q_index(which, state)
         return state.velocity.qdot[self.q_start + which]
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_q_dot_as_vector(self, state: State):
         """qdot of this mobilizer's q in use, (nq,). Requires Velocity."""
         return state.velocity.qdot[self._q_slice(state)]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_one_u_dot(self, state: State, which: int):
         """udot of this mobilizer's u ``which`` (0..nu-1). Requires Acceleration."""
         self._check_u_index(which)
         return state.acceleration.udot[self.u_start + which]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_u_dot_as_vector(self, state: State):
         """udot of this mobilizer, (nu,). Requires Acceleration."""
         return state.acceleration.udot[self._u_slice()]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_one_q_dot_dot(self, state: State, which: int):
         """qdotdot of this mobilizer's q ``which``. Requires Acceleration."""
         self._check_q_index(which, state)
         return state.acceleration.qdotdot[self.q_start + which]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_q_dot_dot_as_vector(self, state: State):
         """qdotdot of this mobilizer's q in use, (nq,). Requires Acceleration."""
         return state.acceleration.qdotdot[self._q_slice(state)]
 
-    @operator()
+    @stage_operator()
     def get_one_from_q_partition(self, state: State, which: int, qlike):
         """Element ``which`` of this mobilizer's slots of a q-like (nq_total,) vector."""
         self._check_q_index(which, state)
         return jnp.asarray(qlike)[self.q_start + which]
 
-    @operator()
+    @stage_operator()
     def get_one_from_u_partition(self, state: State, which: int, ulike):
         """Element ``which`` of this mobilizer's slots of a u-like (nu_total,) vector."""
         self._check_u_index(which)
@@ -102,18 +102,18 @@ class MobilizedBodyMobilizer:
     # ------------------------------------------------------------------------------------
     # State access: mobilizer, frames, hinge matrix
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_mobilizer_transform(self, state: State) -> Transform:
         """X_FM (requires Position)."""
         pos = state.position
         return Transform(pos.R_FM[self.index], pos.p_FM[self.index])
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def get_mobilizer_velocity(self, state: State):
         """V_FM = (w_FM, v_FMo) measured and expressed in F, shape (2, 3) (requires Velocity)."""
         return state.velocity.V_FM[self.index]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_mobilizer_acceleration(self, state: State, model):
         """A_FM (2, 3): acceleration of M in F, measured and expressed in F (Simbody's TODO).
 
@@ -134,25 +134,25 @@ class MobilizedBodyMobilizer:
         HDot = mob.calc_HDot_FM(q[None], u[None], params[None])[0]
         return spatial.unflat(spatial.matvec(H, udot) + spatial.matvec(HDot, u))
 
-    @operator()
+    @stage_operator()
     def get_inboard_frame(self, state: State | None, model) -> Transform:
         """X_PF, frame F on the parent P, from ``model.parameters`` (``state`` may be None)."""
         self._mobilizer_for(model)
         return Transform(model.parameters.R_PF[self.index], model.parameters.p_PF[self.index])
 
-    @operator()
+    @stage_operator()
     def get_outboard_frame(self, state: State | None, model) -> Transform:
         """X_BM, frame M on this body B, from ``model.parameters`` (``state`` may be None)."""
         self._mobilizer_for(model)
         return Transform(model.parameters.R_BM[self.index], model.parameters.p_BM[self.index])
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_h_col(self, state: State, which: int):
         """Column ``which`` of H_PB_G as a (2, 3) spatial vector: V_PB_G = H u (in G, at Bo). Requires Position."""
         self._check_u_index(which)
         return state.position.H_PB_G[self.index][:, which].reshape(2, 3)
 
-    @operator(Stage.Position)
+    @stage_operator(Stage.Position)
     def get_h_fm_col(self, state: State, which: int):
         """Column ``which`` of H_FM as a (2, 3) spatial vector: V_FM = H_FM u (in F, at Mo). Requires Position."""
         self._check_u_index(which)

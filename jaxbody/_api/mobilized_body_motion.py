@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics import prescribed
 from jaxbody._dynamics.motion import Motion, check_level
 from jaxbody._dynamics.state import State
@@ -92,7 +92,7 @@ class MobilizedBodyMotion:
             state.lock_u if lock_u is None else state.lock_u.at[self._u_slice()].set(lock_u),
         )
 
-    @operator()
+    @stage_operator()
     def lock(self, state: State, level=Motion.Position) -> State:
         """Lock at the current q (Position; u set to 0), the current u (Velocity) or udot = 0 (Acceleration)."""
         level = check_level(level)
@@ -105,7 +105,7 @@ class MobilizedBodyMotion:
             return self._locks(state, level, lock_u=self.get_u_as_vector(state))
         return self._locks(state, level, lock_u=jnp.zeros(self.get_num_u(), state.u.dtype))
 
-    @operator()
+    @stage_operator()
     def lock_at(self, state: State, value, level=Motion.Position) -> State:
         """Lock at ``value``: q (Position; sets q, and u = 0), u (Velocity; sets u) or udot (Acceleration).
 
@@ -126,22 +126,22 @@ class MobilizedBodyMotion:
             return self._locks(self.set_u_from_vector(state, value), level, lock_u=value)
         return self._locks(state, level, lock_u=value)
 
-    @operator()
+    @stage_operator()
     def unlock(self, state: State) -> State:
         """Remove this body's lock (its Motion, if any, takes over again)."""
         return state.set_locks(state.lock_level.at[self.index].set(Motion.NoLevel), state.lock_q, state.lock_u)
 
-    @operator()
+    @stage_operator()
     def is_locked(self, state: State):
         """bool array: whether this body is locked in ``state``."""
         return state.lock_level[self.index] != Motion.NoLevel
 
-    @operator()
+    @stage_operator()
     def get_lock_level(self, state: State):
         """int array: the lock level, or Motion.NoLevel (-1)."""
         return state.lock_level[self.index]
 
-    @operator()
+    @stage_operator()
     def get_lock_value_as_vector(self, state: State):
         """The locked q (Position, nq in use), u (Velocity) or udot (Acceleration); empty if unlocked.
 
@@ -166,20 +166,20 @@ class MobilizedBodyMotion:
         if not self.has_motion():
             raise InvalidArgument(f"{self.name}: {what} needs an adopted Motion (adopt_motion before realize_topology)")
 
-    @operator()
+    @stage_operator()
     def disable_motion(self, state: State) -> State:
         """A new State in which this body's Motion is off (Simbody's Motion::disable): its mobilities are free
         unless locked. Drops every cache; no recompilation."""
         self._check_has_motion("disable_motion")
         return state.set_motion_enabled(state.motion_enabled.at[self.index].set(False))
 
-    @operator()
+    @stage_operator()
     def enable_motion(self, state: State) -> State:
         """A new State in which this body's Motion drives it again (Simbody's Motion::enable)."""
         self._check_has_motion("enable_motion")
         return state.set_motion_enabled(state.motion_enabled.at[self.index].set(True))
 
-    @operator()
+    @stage_operator()
     def is_motion_disabled(self, state: State):
         """bool array: whether this body's Motion is disabled in ``state`` (Simbody's Motion::isDisabled)."""
         self._check_has_motion("is_motion_disabled")
@@ -193,25 +193,25 @@ class MobilizedBodyMotion:
             raise InvalidArgument(f"{self.name}: motion methods need the realized topology (system.realize_topology())")
         return prescribed.calc_motion_methods(model, state)[self.index]
 
-    @operator()
+    @stage_operator()
     def get_q_motion_method(self, state: State):
         """Motion.Zero / Prescribed / Free (int array) for this body's q in ``state``."""
         return self._methods(state)[0]
 
-    @operator()
+    @stage_operator()
     def get_u_motion_method(self, state: State):
         return self._methods(state)[1]
 
-    @operator()
+    @stage_operator()
     def get_udot_motion_method(self, state: State):
         return self._methods(state)[2]
 
-    @operator(Stage.Acceleration)
+    @stage_operator(Stage.Acceleration)
     def get_tau_as_vector(self, state: State):
         """(nu,) this mobilizer's prescribed-motion forces tau (zero if free). Requires Acceleration."""
         return state.acceleration.tau[self._u_slice()]
 
-    @operator()
+    @stage_operator()
     def get_one_tau(self, state: State, which: int):
         self._check_u_index(which)
         return self.get_tau_as_vector(state)[which]

@@ -21,7 +21,7 @@ from jaxbody._api.model_dynamics import ModelDynamics
 from jaxbody._api.model_forces import ModelForces
 from jaxbody._api.model_jacobians import ModelJacobians
 from jaxbody._api.model_motion import ModelMotion
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._constraints.layout import ConstraintSet
 from jaxbody._dynamics import kinematics
 from jaxbody._dynamics.parameters import Parameters
@@ -90,17 +90,17 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
         parts = [element.default_z(dtype) for element in self.forces]
         return jnp.concatenate(parts) if parts else jnp.zeros((0,), dtype)
 
-    @operator()
+    @stage_operator()
     def get_num_quaternions_in_use(self, state: State | None = None) -> int:
         """Mobilizers whose q holds a quaternion (none in Euler-angle mode). ``state`` must be in this model's mode."""
         return len(self.topology.quaternion_bodies)
 
-    @operator()
+    @stage_operator()
     def is_using_quaternion(self, state: State | None, mobod) -> bool:
         """Whether ``mobod``'s mobilizer keeps a quaternion in its first four q slots in this model's mode."""
         return self.get_quaternion_pool_index(state, mobod) >= 0
 
-    @operator()
+    @stage_operator()
     def get_quaternion_pool_index(self, state: State | None, mobod) -> int:
         """Index of ``mobod``'s quaternion among the quaternions in use, or -1 if it uses none.
 
@@ -143,7 +143,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
 
     get_default_state = default_state
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def realize(self, state: State, stage: Stage = Stage.Acceleration) -> State:
         """Realize ``state`` through ``stage``; see jaxbody._realize."""
         if not isinstance(state, State):
@@ -152,7 +152,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
             raise InvalidArgument(f"realize: stage must be a jb.Stage (e.g. jb.Stage.Position), got {stage!r}")
         return _realize.realize(self, state, stage)
 
-    # -- ownership checks (host-side; see jaxbody._api.operator.check_operands) ---------------------
+    # -- ownership checks (host-side; see jaxbody._api.stage_operator.check_operands) ---------------------
 
     def _system_signature(self) -> SystemSignature | None:
         return self.signature
@@ -205,7 +205,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
             q = q.at[qi].set(block)
         return dataclasses.replace(state.set_q(q), use_euler_angles=to_euler)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def convert_to_euler_angles(self, state: State) -> State:
         """q of ``state`` (this model's mode) re-expressed for ``self.with_use_euler_angles(True)``; u unchanged.
 
@@ -213,12 +213,12 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
         """
         return self._convert_orientations(state, True)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def convert_to_quaternions(self, state: State) -> State:
         """q re-expressed for ``self.with_use_euler_angles(False)`` (canonical w >= 0); u unchanged."""
         return self._convert_orientations(state, False)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def normalize_quaternions(self, state: State) -> State:
         """Every quaternion in use scaled to unit norm (other q unchanged)."""
         return kinematics.normalize_quaternions(self, state)

@@ -15,7 +15,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._constraints import equations, projection
 from jaxbody._constraints.multipliers import (
     ConstraintOperators,
@@ -50,7 +50,7 @@ class ModelConstraints:
 
     # -- errors ------------------------------------------------------------------------------------
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_constraint_position_errors(self, state: State):
         """perr (mp,) as a function of the State's (t, q), like Simbody's calcPositionErrorFromQ.
 
@@ -62,32 +62,32 @@ class ModelConstraints:
         mask = self._row_mask(state)[: self.constraints.mp]
         return equations.position_errors(self, state.t, state.q, pos) * mask
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_constraint_velocity_errors(self, state: State, u):
         """(pverr, verr) (mp + mv,) for speeds u (requires Position)."""
         c = self.constraints
         mask = self._row_mask(state)[: c.mp + c.mv]
         return equations.velocity_errors(self, state.t, state.q, state.position, jnp.asarray(u)) * mask
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_constraint_acceleration_errors(self, state: State, udot):
         """``G udot + bias`` (m,) for any udot (requires Velocity)."""
         return self._constraint_ops(state).acceleration_errors(self._mobility(udot, "udot"))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def get_q_err(self, state: State):
         """Simbody's qErr: constraint position errors then quaternion norm errors (requires Position)."""
         pos = state.position
         perr = pos.position_errors if pos.position_errors is not None else jnp.zeros(0, state.q.dtype)
         return jnp.concatenate([perr, pos.quaternion_errors])
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def get_u_err(self, state: State):
         """Simbody's uErr: (pverr, verr) (mp + mv,) (requires Velocity)."""
         vel = state.velocity
         return vel.velocity_errors if vel.velocity_errors is not None else jnp.zeros(0, state.q.dtype)
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def get_udot_err(self, state: State):
         """Simbody's udotErr: acceleration errors (m,) after forward dynamics (requires Acceleration)."""
         acc = state.acceleration
@@ -95,23 +95,23 @@ class ModelConstraints:
 
     # -- G = [P; V; A] ---------------------------------------------------------------------------------
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def multiply_by_g(self, state: State, ulike, bias=None):
         """``G ulike`` (m,) (requires Velocity). ``bias`` (from calc_bias_for_multiply_by_g) is accepted for
         Simbody's signature; the product is exact either way (a forward-mode derivative)."""
         return self._constraint_ops(state).multiply_by_g(self._mobility(ulike, "ulike"))
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_bias_for_multiply_by_g(self, state: State):
         """Simbody's bias for multiplyByG: pverr(u = 0) on holonomic rows, vaerr/aerr(udot = 0) on the rest."""
         return self._constraint_ops(state).bias_for_multiply_by_g()
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_bias_for_acceleration_constraints(self, state: State):
         """Acceleration errors at udot = 0 (m,), so ``G udot + bias = aerr`` (requires Velocity)."""
         return self._constraint_ops(state).acceleration_bias
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_g(self, state: State):
         """G (m, nu) (requires Velocity). Read from the Acceleration cache when realized (forward dynamics forms
         it), else formed now: m inward sweeps, O(m n)."""
@@ -119,96 +119,96 @@ class ModelConstraints:
             return state.acceleration.constraint_matrix
         return self._constraint_ops(state).calc_g()
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def multiply_by_g_transpose(self, state: State, lam):
         """``G^T lambda`` (nu,) (requires Velocity). O(n)."""
         return self._constraint_ops(state).multiply_by_g_transpose(self._vec(lam, self.constraints.m, "lambda"))
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_g_transpose(self, state: State):
         """G^T (nu, m), built from constraint forces (requires Velocity)."""
         return self.calc_g(state).T
 
     # -- P, Pq -----------------------------------------------------------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_pv(self, state: State):
         """[P; V] (mp + mv, nu): velocity-level constraint matrix (requires Position)."""
         return _velocity_ops(self, state).calc_pv()
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_pv_transpose(self, state: State):
         return self.calc_pv(state).T
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_pv(self, state: State, ulike, bias=None):
         """``[P; V] ulike`` (mp + mv,) (requires Position): a forward-mode derivative of (pverr, verr), one
         outward sweep. ``bias`` is accepted for Simbody's signature; the product is exact either way."""
         ulike = self._mobility(ulike, "ulike")
         return jax.jvp(_velocity_ops(self, state).velocity_errors, (jnp.zeros_like(ulike),), (ulike,))[1]
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_bias_for_multiply_by_pv(self, state: State):
         """(pverr, verr) at u = 0 (mp + mv,): the explicit time dependence (requires Position)."""
         return _velocity_ops(self, state).velocity_bias
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_pv_transpose(self, state: State, lam):
         """``[P; V]^T lambda`` for lambda (mp + mv,) (requires Position). O(n)."""
         c = self.constraints
         return _velocity_ops(self, state).multiply_by_pv_transpose(self._vec(lam, c.mp + c.mv, "lambda"))
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_p(self, state: State):
         """P (mp, nu): holonomic rows, ``pverr = P u + c(t)`` (requires Position)."""
         return self.calc_pv(state)[: self.constraints.mp]
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_pt(self, state: State):
         return self.calc_p(state).T
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_pq(self, state: State):
         """``Pq = P N^-1`` (mp, nq), so ``Pq N = P`` (requires Position)."""
         P = self.calc_p(state)
         n_inv_t = lambda row: mobilizer_groups.multiply_by_n_inv_transpose(self.topology, self.parameters, state.q, row)
         return jax.vmap(n_inv_t)(P)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_pq_transpose(self, state: State):
         return self.calc_pq(state).T
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_bias_for_multiply_by_pq(self, state: State):
         """pverr at u = 0 (mp,): the explicit time dependence c(t) (requires Position)."""
         return _velocity_ops(self, state).velocity_bias[: self.constraints.mp]
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_pq(self, state: State, qlike, bias=None):
         """``Pq qlike`` (mp,) (requires Position). ``bias`` accepted for Simbody's signature."""
         ulike = self.multiply_by_n_inv(state, self._vec(qlike, self.topology.nq, "qlike"))
         return self.calc_p(state) @ ulike
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def multiply_by_pq_transpose(self, state: State, lam_p):
         """``Pq^T lambda_p`` (nq,) (requires Position)."""
         return self.calc_pq(state).T @ self._vec(lam_p, self.constraints.mp, "lambda_p")
 
     # -- dynamics ----------------------------------------------------------------------------------------
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_projected_m_inv(self, state: State):
         """``G M^-1 G^T`` (m, m) (requires Velocity). m articulated-body solves, no M formed."""
         return self._constraint_ops(state).calc_projected_m_inv()
 
-    @operator(Stage.Velocity)
+    @stage_operator(Stage.Velocity)
     def solve_for_constraint_impulses(self, state: State, delta_v):
         """Impulses pi (m,) with ``G M^-1 G^T pi = delta_v`` (minimum-norm least squares; requires Velocity)."""
         ops = self._constraint_ops(state)
         G = ops.calc_g()
         return ops.solve_projected(G, ops.multiply_by_m_inv_g_transpose(G).udot, self._vec(delta_v, self.constraints.m, "delta_v") * ops.mask)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_acceleration(self, state: State, mobility_forces, body_forces):
         """Constrained forward dynamics for the given forces (gravity not added): (udot (nu,), A_GB).
 
@@ -220,20 +220,20 @@ class ModelConstraints:
         solved = solve_constrained_accelerations(self._constraint_ops(state), tree)
         return solved.udot, solved.A_GB
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def get_constraint_multipliers(self, state: State):
         """lambda (m,) from forward dynamics (requires Acceleration)."""
         acc = state.acceleration
         return acc.multipliers if acc.multipliers is not None else jnp.zeros(0, state.q.dtype)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_constraint_forces_from_multipliers(self, state: State, lam):
         """(body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,)) with ``J^T F + f = G^T lambda``
         (requires Velocity). These are the negative of the forces the constraints apply."""
         lam = self._vec(lam, self.constraints.m, "lambda") * self._row_mask(state)
         return self._constraint_ops(state).constraint_forces(lam)
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def find_constraint_forces(self, state: State):
         """Constraint forces of the realized multipliers: (body forces, mobility forces) as in
         calc_constraint_forces_from_multipliers (requires Acceleration)."""
@@ -242,7 +242,7 @@ class ModelConstraints:
             return jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype), jnp.zeros(self.topology.nu, state.q.dtype)
         return acc.constraint_body_forces, acc.constraint_mobility_forces
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_constraint_power(self, state: State):
         """Power of all constraints, Simbody's sign: ``-lambda . (G u)`` (requires Acceleration)."""
         lam = self.get_constraint_multipliers(state)
@@ -250,7 +250,7 @@ class ModelConstraints:
             return jnp.zeros((), state.q.dtype)
         return -jnp.dot(lam, self.calc_g(state) @ state.u)  # G from the Acceleration cache: no tree sweep
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_residual_force(self, state: State, mobility_forces, body_forces, udot, lam):
         """``M udot + c + G^T lambda - f - J^T F`` (nu,) (requires Velocity)."""
         r = self.calc_residual_force_ignoring_constraints(state, mobility_forces, body_forces, udot)
@@ -260,7 +260,7 @@ class ModelConstraints:
 
     # -- projection with this Model's parameters (differentiable with respect to them) ---------------
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def project_q(self, state: State, accuracy=None, options: ProjectOptions | None = None, q_err_estimate=None):
         """Project q onto ``perr(q) = 0`` with this Model's parameters. Returns (state, ProjectResults).
 
@@ -273,13 +273,13 @@ class ModelConstraints:
         """
         return projection.project_q(self, state, project_options(accuracy, options), q_err_estimate)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def project_u(self, state: State, accuracy=None, options: ProjectOptions | None = None, u_err_estimate=None):
         """Project u onto the velocity constraints with this Model's parameters (see project_q; ``u_err_estimate``
         (nu,) is projected too). Returns (state, ProjectResults)."""
         return projection.project_u(self, state, project_options(accuracy, options), u_err_estimate)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def project(self, state: State, accuracy=None, options: ProjectOptions | None = None):
         """Simbody's System::project with this Model's parameters: prescribe q, project q, prescribe u, project u.
         Same arguments as ``system.project`` (which adds Simbody's counters). Returns (state, ProjectResults)."""

@@ -2,7 +2,7 @@
 system mass properties, momentum and energy, and force accumulation helpers (Simbody's
 SimbodyMatterSubsystem operators, snake_case).
 
-Each method declares the stage it needs with ``@operator`` (jaxbody._api.operator); costs are O(n)
+Each method declares the stage it needs with ``@stage_operator`` (jaxbody._api.stage_operator); costs are O(n)
 tree sweeps unless a docstring says otherwise. Spatial vectors are (nbodies, 2, 3), (angular, linear),
 at body origins, in Ground.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbody._api.mobilized_body_mass import MassPropertiesArrays
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics import articulated, inverse_dynamics, kinematics, mass_matrix, prescribed
 from jaxbody._dynamics import system_properties as sp
 from jaxbody._dynamics.force_elements.gravity import Gravity, UniformGravity
@@ -63,7 +63,7 @@ class ModelDynamics:
 
     # -- dynamics ---------------------------------------------------------------------
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_acceleration_ignoring_constraints(self, state: State, mobility_forces, body_forces):
         """Forward dynamics of the tree: udot from ``M udot + tau = f + J^T F - c`` (articulated-body, O(n)).
 
@@ -83,7 +83,7 @@ class ModelDynamics:
             self._mobility(mobility_forces), self._bodyforces(body_forces), known_udot,
         )
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_residual_force_ignoring_constraints(self, state: State, mobility_forces, body_forces, udot):
         """Inverse dynamics ``M udot + c - f - J^T F`` (nu,). Requires Velocity. Cost: O(n)."""
         return inverse_dynamics.calc_residual_force_ignoring_constraints(
@@ -91,14 +91,14 @@ class ModelDynamics:
             self._bodyforces(body_forces), self._mobility(udot, "udot"),
         )
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_tree_equivalent_mobility_forces(self, state: State, body_forces):
         """``J^T F - c`` (nu,): body forces plus velocity-induced inertial forces in u space. Requires Velocity."""
         return inverse_dynamics.calc_tree_equivalent_mobility_forces(
             self, state.position, state.velocity, self._bodyforces(body_forces)
         )
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_body_acceleration_from_udot(self, state: State, udot):
         """``A_GB = J udot + Jdot u`` (nbodies, 2, 3). Requires Velocity."""
         return inverse_dynamics.calc_body_acceleration_from_udot(
@@ -107,12 +107,12 @@ class ModelDynamics:
 
     # -- mass matrix ---------------------------------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_m(self, state: State, a):
         """``M a`` (nu,) in O(n) without forming M. Requires Position."""
         return mass_matrix.multiply_by_m(self, state.position, self._mobility(a, "a"))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_m_inv(self, state: State, f):
         """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). Requires Position.
 
@@ -125,12 +125,12 @@ class ModelDynamics:
                                                      self._known_bodies(state, state.q.dtype), f)
         return articulated.multiply_by_m_inv(self, state.position, self._articulated_inertias(state), f)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_m(self, state: State):
         """Mass matrix (nu, nu) by composite-body inertias. Requires Position. Cost O(n * depth)."""
         return mass_matrix.calc_m(self, state.position)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_m_inv(self, state: State):
         """M^-1 (nu, nu) by nu applications of the O(n) operator. Requires Position.
 
@@ -142,29 +142,29 @@ class ModelDynamics:
                                                 self._known_bodies(state, state.q.dtype))
         return mass_matrix.calc_m_inv(self, state.position, self._articulated_inertias(state))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_composite_body_inertias(self, state: State):
         """Composite-body spatial inertias about Bo in G (nbodies, 6, 6). Requires Position."""
         return mass_matrix.calc_composite_body_inertias(self, state.position)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def get_articulated_body_inertias(self, state: State):
         """Articulated-body inertias P about Bo in G (nbodies, 6, 6). Requires Position."""
         return self._articulated_inertias(state).P
 
     # -- N operators -------------------------------------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_q_dot(self, state: State, u):
         """``qdot = N(q) u`` (nq,). Requires Position."""
         return kinematics.calc_q_dot(self, state, self._mobility(u, "u"))
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_q_dot_dot(self, state: State, udot):
         """``qdotdot = N udot + NDot u`` (nq,) with the state's u. Requires Velocity."""
         return mobilizer_groups.calc_qdotdot(self.topology, self.parameters, state.q, state.u, self._mobility(udot, "udot"))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_n(self, state: State, v, transpose: bool = False):
         """``N v`` (v (nu,) -> (nq,)) or ``N^T v`` (v (nq,) -> (nu,)). Requires Position."""
         topo, prm = self.topology, self.parameters
@@ -172,7 +172,7 @@ class ModelDynamics:
             return mobilizer_groups.multiply_by_n_transpose(topo, prm, state.q, self._vec(v, topo.nq, "v"))
         return mobilizer_groups.multiply_by_n(topo, prm, state.q, self._mobility(v, "v"))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_n_inv(self, state: State, v, transpose: bool = False):
         """``NInv v`` (v (nq,) -> (nu,)) or ``NInv^T v`` (v (nu,) -> (nq,)). Requires Position."""
         topo, prm = self.topology, self.parameters
@@ -180,7 +180,7 @@ class ModelDynamics:
             return mobilizer_groups.multiply_by_n_inv_transpose(topo, prm, state.q, self._mobility(v, "v"))
         return mobilizer_groups.multiply_by_n_inv(topo, prm, state.q, self._vec(v, topo.nq, "v"))
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def multiply_by_n_dot(self, state: State, v, transpose: bool = False):
         """``NDot v`` (v (nu,) -> (nq,)) or ``NDot^T v`` (v (nq,) -> (nu,)), NDot at the state's u. Requires Velocity."""
         topo, prm = self.topology, self.parameters
@@ -190,56 +190,56 @@ class ModelDynamics:
 
     # -- system properties ---------------------------------------------------------------
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_kinetic_energy(self, state: State):
         """Kinetic energy (J). Requires Velocity."""
         return sp.calc_kinetic_energy(self.parameters, state.position, state.velocity, state.u)
 
-    @operator(Stage.Dynamics, jit=True)
+    @stage_operator(Stage.Dynamics, jit=True)
     def calc_potential_energy(self, state: State):
         """Potential energy of the force elements (J). Requires Dynamics."""
         return state.dynamics.potential_energy
 
-    @operator(Stage.Dynamics, jit=True)
+    @stage_operator(Stage.Dynamics, jit=True)
     def calc_energy(self, state: State):
         """Kinetic plus potential energy (MultibodySystem::calcEnergy). Requires Dynamics."""
         return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
 
-    @operator()
+    @stage_operator()
     def calc_system_mass(self, state: State | None = None):
         return sp.calc_system_mass(self.parameters)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_system_mass_center_location_in_ground(self, state: State):
         """Requires Position."""
         return sp.calc_mass_center_location(self.parameters, state.position)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_system_mass_center_velocity_in_ground(self, state: State):
         """Requires Velocity."""
         return sp.calc_mass_center_velocity(self.parameters, state.position, state.velocity)
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def calc_system_mass_center_acceleration_in_ground(self, state: State):
         """Requires Acceleration."""
         return sp.calc_mass_center_acceleration(self.parameters, state.position, state.velocity, state.acceleration.A_GB)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_system_momentum_about_ground_origin(self, state: State):
         """(angular momentum about the Ground origin, linear momentum) (2, 3). Requires Velocity."""
         return sp.calc_momentum_about_ground_origin(state.position, state.velocity)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_system_central_momentum(self, state: State):
         """Momentum with the angular part about the system mass center (2, 3). Requires Velocity."""
         return sp.calc_central_momentum(self.parameters, state.position, state.velocity)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_system_central_inertia_in_ground(self, state: State):
         """System inertia about its mass center, in G (3, 3). Requires Position."""
         return sp.calc_central_inertia_in_ground(self.parameters, state.position)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_system_mass_properties_in_ground(self, state: State):
         """Simbody's calcSystemMassPropertiesInGround: MassPropertiesArrays(mass (), com (3,) from the Ground origin
         in G, inertia (3, 3) about the Ground origin in G) of the whole system. Requires Position."""
@@ -250,7 +250,7 @@ class ModelDynamics:
 
     # -- force accumulation helpers (return new arrays) ---------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def add_in_station_force(self, state: State, mobod, station_B, force_G, body_forces):
         """body_forces plus a force applied at a station (in B) of ``mobod``. Requires Position."""
         pos = state.position
@@ -258,18 +258,18 @@ class ModelDynamics:
         force_G = jnp.asarray(force_G)
         return self._bodyforces(body_forces).at[mobod.index].add(jnp.stack([jnp.cross(r, force_G), force_G]))
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def add_in_body_torque(self, state: State, mobod, torque_G, body_forces):
         """body_forces plus a torque (in G) on ``mobod``."""
         return self._bodyforces(body_forces).at[mobod.index, 0].add(jnp.asarray(torque_G))
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def add_in_mobility_force(self, state: State, mobod, which_u: int, f, mobility_forces):
         """mobility_forces plus ``f`` on mobility ``which_u`` of ``mobod``."""
         mobod._check_u_index(which_u)
         return self._mobility(mobility_forces).at[mobod.u_start + which_u].add(f)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def get_gravity_body_forces(self, state: State):
         """Body forces (nbodies, 2, 3) of the model's enabled gravity elements alone. Requires Position."""
         F = jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype)

@@ -3,7 +3,7 @@ and of their potential energy, each honouring the State's force switches."""
 
 from __future__ import annotations
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics.force_groups import calc_force_contributions
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
@@ -24,7 +24,7 @@ class ModelForces:
             )
         return positions
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_force_contributions_sum(self, state: State, forces):
         """(body_forces (nbodies, 2, 3) at Bo in G, mobility_forces (nu,)) summed over ``forces`` (a sequence of
         jb.Force handles or positions in ``model.forces``, static), each counted only if the State enables it.
@@ -34,7 +34,7 @@ class ModelForces:
         F, f, _ = calc_force_contributions(self, state, self._force_positions(tuple(forces)))
         return F, f
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_force_potential_energy_sum(self, state: State, forces):
         """Potential energy (J) of the enabled elements among ``forces`` (as calc_force_contributions_sum).
 

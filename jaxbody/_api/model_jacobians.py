@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics import jacobians, reactions
 from jaxbody._dynamics.state import State
 from jaxbody._typing import Stage
@@ -39,55 +39,55 @@ class ModelJacobians:
 
     # -- system Jacobian ---------------------------------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_system_jacobian(self, state: State, u):
         """``V = J u`` (nbodies, 2, 3) at each Bo in G. Requires Position. Cost O(n)."""
         return jacobians.multiply_by_system_jacobian(self, state.position, self._mobility(u, "u"))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_system_jacobian_transpose(self, state: State, body_forces):
         """``J^T F`` (nu,) for spatial forces (nbodies, 2, 3) at each Bo in G. Requires Position. Cost O(n)."""
         return jacobians.multiply_by_system_jacobian_transpose(self, state.position, self._bodyforces(body_forces))
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_system_jacobian(self, state: State):
         """J as spatial blocks (nbodies, nu, 2, 3) (Simbody's Matrix_<SpatialVec>). Requires Position. Cost O(n nu)."""
         return jacobians.calc_system_jacobian(self, state.position)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_system_jacobian_matrix(self, state: State):
         """J as a (6 nbodies, nu) matrix, rows 6b..6b+5 = body b (angular, linear). Requires Position."""
         J = self.calc_system_jacobian(state)
         return jnp.moveaxis(J, 1, -1).reshape(6 * self.topology.nbodies, self.topology.nu)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_bias_for_system_jacobian(self, state: State):
         """``Jdot u`` (nbodies, 2, 3): body accelerations at udot = 0. Requires Velocity."""
         return state.velocity.total_coriolis
 
     # -- station Jacobian ----------------------------------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_station_jacobian(self, state: State, bodies, stations, u):
         """Station velocities in G, (3,) or (nt, 3). Requires Position. Cost O(n)."""
         idx, s, single = _tasks(self, bodies, stations)
         v = jacobians.multiply_by_station_jacobian(self, state.position, idx, s, self._mobility(u, "u"))
         return v[0] if single else v
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_station_jacobian_transpose(self, state: State, bodies, stations, forces_G):
         """``J_S^T f`` (nu,) for forces in G at the stations, (3,) or (nt, 3). Requires Position. Cost O(n)."""
         idx, s, _ = _tasks(self, bodies, stations)
         f = jnp.asarray(forces_G).reshape(len(idx), 3)
         return jacobians.multiply_by_station_jacobian_transpose(self, state.position, idx, s, f)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_station_jacobian(self, state: State, bodies, stations):
         """Explicit station Jacobian (3 nt, nu). Requires Position. Cost O(nt n)."""
         idx, s, _ = _tasks(self, bodies, stations)
         return jacobians.calc_station_jacobian(self, state.position, idx, s)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_bias_for_station_jacobian(self, state: State, bodies, stations):
         """``Jdot_S u`` in G, (3,) or (nt, 3). Requires Velocity."""
         idx, s, single = _tasks(self, bodies, stations)
@@ -96,27 +96,27 @@ class ModelJacobians:
 
     # -- frame Jacobian -------------------------------------------------------------------
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_frame_jacobian(self, state: State, bodies, origins, u):
         """Frame spatial velocities in G, (2, 3) or (nt, 2, 3), linear part at the frame origin. Requires Position."""
         idx, s, single = _tasks(self, bodies, origins)
         V = jacobians.multiply_by_frame_jacobian(self, state.position, idx, s, self._mobility(u, "u"))
         return V[0] if single else V
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_frame_jacobian_transpose(self, state: State, bodies, origins, forces_G):
         """``J_F^T F`` (nu,) for spatial forces (2, 3) or (nt, 2, 3) in G at the frame origins. Requires Position."""
         idx, s, _ = _tasks(self, bodies, origins)
         F = jnp.asarray(forces_G).reshape(len(idx), 2, 3)
         return jacobians.multiply_by_frame_jacobian_transpose(self, state.position, idx, s, F)
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_frame_jacobian(self, state: State, bodies, origins):
         """Explicit frame Jacobian (6 nt, nu). Requires Position. Cost O(nt n)."""
         idx, s, _ = _tasks(self, bodies, origins)
         return jacobians.calc_frame_jacobian(self, state.position, idx, s)
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_bias_for_frame_jacobian(self, state: State, bodies, origins):
         """``Jdot_F u`` in G, (2, 3) or (nt, 2, 3). Requires Velocity."""
         idx, s, single = _tasks(self, bodies, origins)
@@ -125,13 +125,13 @@ class ModelJacobians:
 
     # -- reaction forces ---------------------------------------------------------------------
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def calc_mobilizer_reaction_forces(self, state: State):
         """Force each mobilizer applies to its body, at Mo, in G (nbodies, 2, 3). Requires Acceleration."""
         s = state
         return reactions.calc_mobilizer_reaction_forces(self, s.position, s.velocity, s.dynamics, s.acceleration)
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def calc_mobilizer_reaction_forces_using_free_body_method(self, state: State):
         """Same as calc_mobilizer_reaction_forces by the free-body route (for testing). Requires Acceleration."""
         s = state
@@ -141,32 +141,32 @@ class ModelJacobians:
 
     # -- per-body dynamics caches ---------------------------------------------------------------
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_composite_body_inertia(self, state: State, mobod):
         """Composite-body spatial inertia (6, 6) of ``mobod``'s subtree about Bo in G. Requires Position."""
         return self.calc_composite_body_inertias(state)[mobod.index]
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_articulated_body_inertia(self, state: State, mobod):
         """Articulated-body inertia P (6, 6) about Bo in G. Requires Position."""
         return self.get_articulated_body_inertias(state)[mobod.index]
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def get_gyroscopic_force(self, state: State, mobod):
         """``[w x I w ; m w x (w x c)]`` (2, 3) at Bo in G. Requires Velocity."""
         return state.velocity.gyroscopic[mobod.index]
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def get_mobilizer_coriolis_acceleration(self, state: State, mobod):
         """A_b (2, 3): the Coriolis acceleration contributed across this mobilizer, in G. Requires Velocity."""
         return state.velocity.mobilizer_coriolis[mobod.index]
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def get_total_coriolis_acceleration(self, state: State, mobod):
         """Body acceleration at udot = 0 (2, 3) at Bo in G. Requires Velocity."""
         return state.velocity.total_coriolis[mobod.index]
 
-    @operator(Stage.Velocity, jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def get_total_centrifugal_forces(self, state: State, mobod):
         """``Mk a + b`` (2, 3): inertial forces of the body at udot = 0. Requires Velocity."""
         return state.velocity.centrifugal[mobod.index]

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._api.operator import operator
+from jaxbody._api.stage_operator import stage_operator
 from jaxbody._dynamics import prescribed
 from jaxbody._dynamics.state import State, require
 from jaxbody._typing import Stage
@@ -46,44 +46,44 @@ class ModelMotion:
 
     # -- prescribe solvers (Simbody's System::prescribeQ / prescribeU / prescribe) --------------
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def prescribe_q(self, state: State) -> State:
         """State with each known q set to its prescribed value at state.t (locks, position Motions)."""
         return prescribed.prescribe_q(self, state)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def prescribe_u(self, state: State) -> State:
         """State with each known u set to its prescribed value at (t, q); zero-method u set to 0."""
         return prescribed.prescribe_u(self, state)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def prescribe(self, state: State) -> State:
         """``prescribe_u(prescribe_q(state))``: what every integrator stage does before realizing."""
         return prescribed.prescribe(self, state)
 
     # -- masks (jit-safe) --------------------------------------------------------------------
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_motion_methods(self, state: State):
         """(nbodies, 3) int32 Motion::Method of every body's (q, u, udot) in ``state``."""
         return prescribed.calc_motion_methods(self, state)
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_free_q_mask(self, state: State):
         """(nq,) bool: q that are free (not locked, prescribed or unused slots)."""
         return prescribed.calc_slot_masks(self, state).free_q
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_free_u_mask(self, state: State):
         """(nu,) bool: u that are free (method Free)."""
         return prescribed.calc_slot_masks(self, state).free_u
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_free_udot_mask(self, state: State):
         """(nu,) bool: udots computed from forces; the complement of get_known_udot_mask."""
         return prescribed.calc_slot_masks(self, state).free_udot
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def get_known_udot_mask(self, state: State):
         """(nu,) bool: udots known from a lock or Motion (one tau each)."""
         return prescribed.calc_slot_masks(self, state).known_udot
@@ -93,32 +93,32 @@ class ModelMotion:
     def _mask(self, state, which, what):
         return _host(getattr(_slot_masks(self, state), which), what)
 
-    @operator()
+    @stage_operator()
     def get_free_q_index(self, state: State) -> np.ndarray:
         """Indices of the free q (Simbody's getFreeQIndex), int numpy array. Concrete State only."""
         return np.flatnonzero(self._mask(state, "free_q", "get_free_q_index"))
 
-    @operator()
+    @stage_operator()
     def get_free_u_index(self, state: State) -> np.ndarray:
         """Indices of the free u (getFreeUIndex). Concrete State only."""
         return np.flatnonzero(self._mask(state, "free_u", "get_free_u_index"))
 
-    @operator()
+    @stage_operator()
     def get_free_udot_index(self, state: State) -> np.ndarray:
         """Indices of the free udots (getFreeUDotIndex). Concrete State only."""
         return np.flatnonzero(self._mask(state, "free_udot", "get_free_udot_index"))
 
-    @operator()
+    @stage_operator()
     def get_known_udot_index(self, state: State) -> np.ndarray:
         """Indices of the known udots (getKnownUDotIndex), the order of the motion multipliers. Concrete State only."""
         return np.flatnonzero(self._mask(state, "known_udot", "get_known_udot_index"))
 
-    @operator()
+    @stage_operator()
     def pack_free_q(self, state: State, all_q):
         """``all_q`` (nq,) restricted to the free q, in order. Concrete State only."""
         return jnp.asarray(self._vec(all_q, self.topology.nq, "all_q"))[self.get_free_q_index(state)]
 
-    @operator()
+    @stage_operator()
     def unpack_free_q(self, state: State, free_q, unpacked_free_q=None):
         """(nq,) ``unpacked_free_q`` (default zeros) with its free entries replaced by ``free_q``.
 
@@ -126,12 +126,12 @@ class ModelMotion:
         """
         return self._unpack(self.get_free_q_index(state), free_q, unpacked_free_q, self.topology.nq, "free_q")
 
-    @operator()
+    @stage_operator()
     def pack_free_u(self, state: State, all_u):
         """``all_u`` (nu,) restricted to the free u, in order. Concrete State only."""
         return jnp.asarray(self._mobility(all_u, "all_u"))[self.get_free_u_index(state)]
 
-    @operator()
+    @stage_operator()
     def unpack_free_u(self, state: State, free_u, unpacked_free_u=None):
         """(nu,) ``unpacked_free_u`` (default zeros) with its free entries replaced. Concrete State only."""
         return self._unpack(self.get_free_u_index(state), free_u, unpacked_free_u, self.topology.nu, "free_u")
@@ -143,7 +143,7 @@ class ModelMotion:
 
     # -- motion multipliers, forces, power, errors -------------------------------------------------
 
-    @operator(Stage.Acceleration, jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def find_motion_forces(self, state: State):
         """(nu,) Simbody's tau unpacked into u slots, zero on free mobilities. Requires Acceleration.
 
@@ -152,18 +152,18 @@ class ModelMotion:
         """
         return state.acceleration.tau
 
-    @operator()
+    @stage_operator()
     def get_motion_multipliers(self, state: State) -> np.ndarray:
         """tau packed in get_known_udot_index order (Simbody's getMotionMultipliers). Concrete State only."""
         tau = _host(self.find_motion_forces(state), "get_motion_multipliers")
         return tau[self.get_known_udot_index(state)]
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def calc_motion_power(self, state: State):
         """Power (W) the Motions and locks add to the system, ``-tau . u``. Requires Acceleration."""
         return -jnp.dot(self.find_motion_forces(state), state.u)
 
-    @operator()
+    @stage_operator()
     def calc_motion_errors(self, state: State, stage: Stage, packed: bool = True):
         """Actual minus prescribed values of the known q (stage Position), u (Velocity) or udot (Acceleration).
 
@@ -186,7 +186,7 @@ class ModelMotion:
             return jnp.where(known, err, 0.0)
         return _host(err, "calc_motion_errors")[_host(known, "calc_motion_errors")]
 
-    @operator(jit=True)
+    @stage_operator(jit=True)
     def realize_model(self, state: State) -> State:
         """Simbody's realizeModel: Instance variables (locks, Motion enabling) back to their defaults; drops every
         cache."""

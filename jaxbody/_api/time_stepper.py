@@ -33,7 +33,7 @@ import enum
 import jax
 import jax.numpy as jnp
 
-from jaxbody._api.operator import check_model_argument, entry_point
+from jaxbody._api.stage_operator import check_model_argument, entry_point
 from jaxbody._api.unilateral import build_contact_set
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._dynamics.state_checks import check_state, describe_other

@@ -95,7 +95,7 @@ def test_a_constraint_of_another_system_is_rejected(two_systems, call):
 def test_identical_systems_share_handles_and_compiled_code():
     """A handle of one system works on the State of a system built the same way (same signature), and the
     second system reuses the first one's compiled realize."""
-    from jaxbody._api.operator import trace_count
+    from jaxbody._api.stage_operator import trace_count
 
     s1, _, _, b1 = _chain(["p1", "p2"])
     s2, _, _, b2 = _chain(["p1", "p2"])
@@ -111,7 +111,7 @@ def test_identical_systems_share_handles_and_compiled_code():
 
 
 def _is_operator(f) -> bool:
-    """Whether ``f`` (possibly an eqx.filter_jit wrapper) is a method wrapped by jaxbody's @operator."""
+    """Whether ``f`` (possibly an eqx.filter_jit wrapper) is a method wrapped by jaxbody's @stage_operator."""
     while f is not None:
         if getattr(f, "__jaxbody_operator__", False):
             return True
@@ -121,7 +121,7 @@ def _is_operator(f) -> bool:
 
 def test_every_handle_method_that_reads_a_state_is_checked():
     """Every public MobilizedBody / Constraint / Model method with a ``state`` or ``model`` parameter goes through
-    @operator (so check_operands sees its arguments), except the mode-only helpers listed here."""
+    @stage_operator (so check_operands sees its arguments), except the mode-only helpers listed here."""
     mode_only = {"mobilizer_in", "get_num_q", "get_num_u"}
     unchecked = []
     for cls in (jb.MobilizedBody, jb.Constraint, jb.Model):

@@ -2,11 +2,11 @@
 
 Every Model, MobilizedBody and Constraint method that reads a realized State is written as
 
-    @operator(Stage.Position, jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_m(self, state):
         return mass_matrix.calc_m(self, state.position)
 
-``operator(stage)`` checks, while tracing, that the method's ``state`` argument
+``stage_operator(stage)`` checks, while tracing, that the method's ``state`` argument
 is realized to ``stage`` and raises StageViolation naming the method and the
 stage to realize first (free at run time). The body then reads the caches it
 needs (``state.position``, ``state.velocity``, ...), which the check guarantees
@@ -57,7 +57,7 @@ def count_trace(name: str) -> None:
     _TRACES[name] += 1
 
 
-def operator(stage: Stage | None = None, *, jit: bool = False):
+def stage_operator(stage: Stage | None = None, *, jit: bool = False):
     """Decorate a method whose parameter ``state`` must be realized to ``stage`` (None: no requirement).
 
     ``jit=True``: also an ``eqx.filter_jit`` entry point (see the module docstring). A ``state`` of None is
