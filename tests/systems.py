@@ -58,14 +58,15 @@ def random_mass_properties(rng) -> jb.MassProperties:
     return jb.MassProperties.from_central_inertia(mass, com, jb.Inertia.from_matrix(central))
 
 
-def add_body(kind, parent, X_PF, body, X_BM, rng=None, name=None):
-    """Add one mobilized body of type ``kind`` (lower-case Simbody name); random params if rng given."""
+def add_body(kind, parent, X_PF, body, X_BM, rng=None, name=None, direction=None):
+    """Add one mobilized body of type ``kind`` (lower-case Simbody name); random params if rng given;
+    ``direction`` jb.MobilizedBody.Reverse for a reversed mobilizer."""
     if kind == "screw":
         pitch = 0.1 if rng is None else rng.uniform(-0.3, 0.3)
-        return jb.MobilizedBody.Screw(parent, X_PF, body, X_BM, pitch=pitch, name=name)
+        return jb.MobilizedBody.Screw(parent, X_PF, body, X_BM, pitch=pitch, name=name, direction=direction)
     if kind == "ellipsoid":
         radii = (0.5, 1.0 / 3.0, 0.25) if rng is None else rng.uniform(0.2, 0.8, 3)
-        return jb.MobilizedBody.Ellipsoid(parent, X_PF, body, X_BM, radii=radii, name=name)
+        return jb.MobilizedBody.Ellipsoid(parent, X_PF, body, X_BM, radii=radii, name=name, direction=direction)
     factory = {
         "pin": jb.MobilizedBody.Pin, "slider": jb.MobilizedBody.Slider,
         "universal": jb.MobilizedBody.Universal, "cylinder": jb.MobilizedBody.Cylinder,
@@ -73,7 +74,7 @@ def add_body(kind, parent, X_PF, body, X_BM, rng=None, name=None):
         "ball": jb.MobilizedBody.Ball, "translation": jb.MobilizedBody.Translation,
         "free": jb.MobilizedBody.Free, "weld": jb.MobilizedBody.Weld,
     }[kind]
-    return factory(parent, X_PF, body, X_BM, name=name)
+    return factory(parent, X_PF, body, X_BM, name=name, direction=direction)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -209,7 +210,9 @@ def _rng(key_or_seed):
 
 
 def random_mobilizer_q(mobilizer, rng, shape=()):
-    """Valid random q slots (shape + (nq_alloc,)) for one mobilizer (its Euler/quaternion mode)."""
+    """Valid random q slots (shape + (nq_alloc,)) for one mobilizer (its Euler/quaternion mode; a reversed
+    mobilizer has its inner one's q)."""
+    mobilizer = getattr(mobilizer, "inner", mobilizer)
     n = mobilizer.nq_alloc
     q = np.zeros(shape + (n,))
 
@@ -376,28 +379,28 @@ CATALOGUE_TYPES = MOBILIZER_TYPES + (
 )
 
 
-def add_catalogue_body(kind, parent, X_PF, body, X_BM, rng=None, name=None):
+def add_catalogue_body(kind, parent, X_PF, body, X_BM, rng=None, name=None, direction=None):
     """add_body for every catalogue kind; ``spherical_coords_nx`` is SphericalCoords with every sign negated,
     translation along Mx and (with rng) random offsets."""
     MB = jb.MobilizedBody
     if kind == "spherical_coords":
-        return MB.SphericalCoords(parent, X_PF, body, X_BM, name=name)
+        return MB.SphericalCoords(parent, X_PF, body, X_BM, name=name, direction=direction)
     if kind == "spherical_coords_nx":
         az0, ze0 = (0.3, -0.2) if rng is None else rng.uniform(-0.3, 0.3, 2)
         return MB.SphericalCoords(
             parent, X_PF, body, X_BM, azimuth_offset=az0, azimuth_negated=True, zenith_offset=ze0,
-            zenith_negated=True, translation_axis="x", translation_negated=True, name=name,
+            zenith_negated=True, translation_axis="x", translation_negated=True, name=name, direction=direction,
         )
     if kind == "cantilever_free_beam":
         length = 0.5 if rng is None else rng.uniform(0.3, 1.0)
-        return MB.CantileverFreeBeam(parent, X_PF, body, X_BM, length=length, name=name)
+        return MB.CantileverFreeBeam(parent, X_PF, body, X_BM, length=length, name=name, direction=direction)
     factory = {
         "bend_stretch": MB.BendStretch, "line_orientation": MB.LineOrientation, "free_line": MB.FreeLine,
         "bushing": MB.Bushing,
     }.get(kind)
     if factory is None:
-        return add_body(kind, parent, X_PF, body, X_BM, rng=rng, name=name)
-    return factory(parent, X_PF, body, X_BM, name=name)
+        return add_body(kind, parent, X_PF, body, X_BM, rng=rng, name=name, direction=direction)
+    return factory(parent, X_PF, body, X_BM, name=name, direction=direction)
 
 
 def _catalogue_tree_kinds():
@@ -434,6 +437,7 @@ def catalogue_tree(use_euler_angles=False, seed=0):
 
 def random_catalogue_q(mobilizer, rng, shape=()):
     """random_mobilizer_q for every catalogue type; coordinates stay away from singular configurations."""
+    mobilizer = getattr(mobilizer, "inner", mobilizer)
     name = mobilizer.simbody_name
     n = mobilizer.nq_alloc
 
@@ -472,5 +476,61 @@ def random_catalogue_qu(model, key_or_seed, shape=(), u_scale=1.0):
 
 __all__ += [
     "CATALOGUE_TYPES", "CATALOGUE_TREE_KINDS", "CATALOGUE_TREE_PARENTS", "catalogue_tree", "add_catalogue_body",
-    "random_catalogue_q", "random_catalogue_qu",
+    "random_catalogue_q", "random_catalogue_qu", "random_trees", "build_random_tree",
 ]
+
+
+# ----------------------------------------------------------------------------------------------
+# Random trees (hypothesis): tests/api/test_fuzz_construction.py, tests/kernels/test_kernel_fuzz.py
+
+
+def random_trees(max_bodies):
+    """A hypothesis strategy of random tree descriptions: (n, parents, kinds, euler, rod, reversed, seed) with
+    1..max_bodies bodies of every catalogue type, either orientation mode, optionally a Rod constraint between
+    two bodies, and each body's mobilizer reversed or not (not a Weld: Simbody has no reversed Weld;
+    ``build_random_tree`` makes the Model)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def trees(draw):
+        n = draw(st.integers(1, max_bodies))
+        parents = [draw(st.integers(0, i - 1)) if i > 1 else 0 for i in range(1, n + 1)]
+        kinds = [draw(st.sampled_from(CATALOGUE_TYPES)) for _ in range(n)]
+        euler = draw(st.booleans())
+        rod = draw(st.none() | st.tuples(st.integers(0, n), st.integers(0, n)).filter(lambda ab: ab[0] != ab[1]))
+        reversed_ = tuple(draw(st.booleans()) for _ in range(n))
+        seed = draw(st.integers(0, 2**32 - 1))
+        return n, parents, kinds, euler, rod, reversed_, seed
+
+    return trees()
+
+
+def build_random_tree(n, parents, kinds, euler, rod, reversed_, seed):
+    """(model, q, u, f, F) of a ``random_trees`` description: random frames, mass properties, gravity and a
+    random state with applied mobility forces f and body forces F."""
+    rng = np.random.default_rng(seed)
+    system = jb.MultibodySystem()
+    matter = jb.SimbodyMatterSubsystem(system)
+    forces = jb.GeneralForceSubsystem(system)
+    jb.Force.UniformGravity(forces, matter, rng.uniform(-10.0, 10.0, 3))
+    handles = [matter.Ground()]
+    for i, (kind, parent, rev) in enumerate(zip(kinds, parents, reversed_), start=1):
+        body = jb.Body.Rigid(random_mass_properties(rng))
+        handles.append(add_catalogue_body(kind, handles[parent], random_transform(rng), body, random_transform(rng),
+                                          rng=rng, name=f"{kind}{i}",
+                                          direction=jb.MobilizedBody.Reverse if rev and kind != "weld" else None))
+    if rod is not None:
+        jb.Constraint.Rod(handles[rod[0]], rng.uniform(-0.3, 0.3, 3), handles[rod[1]], rng.uniform(-0.3, 0.3, 3),
+                          rng.uniform(0.5, 1.5))
+    matter.set_use_euler_angles(euler)
+    model = system.realize_topology()
+    topo = model.topology
+    q = np.zeros(topo.nq)
+    for b in range(1, topo.nbodies):
+        m = topo.mobilizers[b]
+        q[topo.q_start[b]: topo.q_start[b] + m.nq_alloc] = random_catalogue_q(m, rng)
+    u = rng.normal(size=topo.nu)
+    f = rng.normal(size=topo.nu)
+    F = np.concatenate([np.zeros((1, 2, 3)), rng.normal(size=(n, 2, 3))])
+    return model, q, u, f, F
+

@@ -1,8 +1,8 @@
 """Fuzzed construction (issue 12, item 6): hypothesis over random topologies and random bad inputs.
 
-* Valid systems: random trees (1-12 bodies in the ``ci`` profile, up to 60 in ``long``) of every catalogue
-  mobilizer type (Weld included), both orientation modes, random frames and mass properties, optionally a Rod
-  constraint. They build, realize with finite results, and satisfy ABA = CRBA + solve and M⁻¹M = I (backward
+* Valid systems: random trees (``systems.random_trees``: 1-10 bodies in the ``ci`` profile, up to 60 in
+  ``long``) of every catalogue mobilizer type (Weld included), forward or reversed, both orientation modes,
+  random frames and mass properties, optionally a Rod constraint. They build, realize with finite results, and satisfy ABA = CRBA + solve and M⁻¹M = I (backward
   errors relative to norms / condition number, so geometric ill-conditioning cannot give false failures).
   One jitted function per example keeps the compile count at one per topology.
 * Invalid inputs: one argument of a valid construction mutated into an invalid one. The call must raise a
@@ -20,13 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from systems import (
-    CATALOGUE_TYPES,
-    add_catalogue_body,
-    random_catalogue_q,
-    random_mass_properties,
-    random_transform,
-)
+from systems import CATALOGUE_TYPES, add_catalogue_body, build_random_tree, random_trees
 
 import jaxbody as jb
 
@@ -36,45 +30,6 @@ VALID_EXAMPLES = 60 if LONG else 4  # each distinct topology compiles once (~2-4
 
 
 # -- valid systems -------------------------------------------------------------------------------------------
-
-
-@st.composite
-def trees(draw):
-    n = draw(st.integers(1, MAX_BODIES))
-    parents = [draw(st.integers(0, i - 1)) if i > 1 else 0 for i in range(1, n + 1)]
-    kinds = [draw(st.sampled_from(CATALOGUE_TYPES)) for _ in range(n)]
-    euler = draw(st.booleans())
-    rod = draw(st.none() | st.tuples(st.integers(0, n), st.integers(0, n)).filter(lambda ab: ab[0] != ab[1]))
-    seed = draw(st.integers(0, 2**32 - 1))
-    return n, parents, kinds, euler, rod, seed
-
-
-def build(n, parents, kinds, euler, rod, seed):
-    rng = np.random.default_rng(seed)
-    system = jb.MultibodySystem()
-    matter = jb.SimbodyMatterSubsystem(system)
-    forces = jb.GeneralForceSubsystem(system)
-    jb.Force.UniformGravity(forces, matter, rng.uniform(-10.0, 10.0, 3))
-    handles = [matter.Ground()]
-    for i, (kind, parent) in enumerate(zip(kinds, parents), start=1):
-        body = jb.Body.Rigid(random_mass_properties(rng))
-        handles.append(add_catalogue_body(kind, handles[parent], random_transform(rng), body, random_transform(rng),
-                                          rng=rng, name=f"{kind}{i}"))
-    if rod is not None:
-        jb.Constraint.Rod(handles[rod[0]], rng.uniform(-0.3, 0.3, 3), handles[rod[1]], rng.uniform(-0.3, 0.3, 3),
-                          rng.uniform(0.5, 1.5))
-    matter.set_use_euler_angles(euler)
-    model = system.realize_topology()
-    topo = model.topology
-    q = np.zeros(topo.nq)
-    for b in range(1, topo.nbodies):
-        m = topo.mobilizers[b]
-        q[topo.q_start[b]: topo.q_start[b] + m.nq_alloc] = random_catalogue_q(m, rng)
-    nu = topo.nu
-    u = rng.normal(size=nu)
-    f = rng.normal(size=nu)
-    F = np.concatenate([np.zeros((1, 2, 3)), rng.normal(size=(n, 2, 3))])
-    return model, q, u, f, F
 
 
 @jax.jit
@@ -94,9 +49,9 @@ def evaluate(model, q, u, f, F):
 
 
 @settings(max_examples=VALID_EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(trees())
+@given(random_trees(MAX_BODIES))
 def test_valid_random_trees_realize_and_the_dynamics_routes_agree(tree):
-    model, q, u, f, F = build(*tree)
+    model, q, u, f, F = build_random_tree(*tree)
     r = jax.tree.map(np.asarray, evaluate(model, jnp.asarray(q), jnp.asarray(u), jnp.asarray(f), jnp.asarray(F)))
     for name, value in r.items():
         assert np.all(np.isfinite(value)), (name, tree)
