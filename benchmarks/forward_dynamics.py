@@ -39,6 +39,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from models import cast_floats, jaxbody_udot  # noqa: E402
+
 SETTINGS = {"default": None, "nofusion": "--xla_cpu_use_fusion_emitters=false"}
 BATCHES = [1, 64, 1024, 8192]
 GPU_BATCHES = [1, 64, 1024, 8192, 65536]
@@ -62,25 +64,6 @@ def _jax_setup():
     return jax
 
 
-def _cast_tree(tree, dtype):
-    import jax
-    import jax.numpy as jnp
-
-    def cast(x):
-        if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating):
-            return jnp.asarray(x, dtype)
-        return x
-
-    return jax.tree_util.tree_map(cast, tree)
-
-
-def _jb_fd(model, q, u, tau):
-    import jaxbody as jb
-
-    s = model.default_state().set_q(q).set_u(u).set_mobility_forces(tau)
-    return model.realize(s, jb.Stage.Acceleration).acceleration.udot
-
-
 def child_crosscheck(args):
     """udot and M agreement between the three engines, and jaxbody's float32 accuracy."""
     jax = _jax_setup()
@@ -100,7 +83,7 @@ def child_crosscheck(args):
     pd = pm.createData()
     n = 20
     q, u, tau = M.random_states(spec, n, seed=11)
-    fd = jax.jit(jax.vmap(lambda q, u, t: _jb_fd(model, q, u, t)))
+    fd = jax.jit(jax.vmap(lambda q, u, t: jaxbody_udot(model, q, u, t)))
     udot = np.asarray(fd(q, u, tau))
     udot0 = np.asarray(fd(q, 0 * u, tau))
     calc_m = jax.jit(jax.vmap(lambda q: model.calc_m(model.realize(model.default_state().set_q(q), jb.Stage.Position))))
@@ -140,8 +123,8 @@ def child_crosscheck(args):
     # float32 accuracy of jaxbody (model and inputs cast to float32; compared with float64).
     n32 = 1000
     q, u, tau = M.random_states(spec, n32, seed=12)
-    m32 = _cast_tree(model, jnp.float32)
-    fd32 = jax.jit(jax.vmap(lambda q, u, t: _jb_fd(m32, q, u, t)))
+    m32 = cast_floats(model, jnp.float32)
+    fd32 = jax.jit(jax.vmap(lambda q, u, t: jaxbody_udot(m32, q, u, t)))
     u64 = np.asarray(fd(q, u, tau))
     u32 = np.asarray(fd32(*(jnp.asarray(a, jnp.float32) for a in (q, u, tau))))
     assert u32.dtype == np.float32
@@ -255,10 +238,10 @@ def child_jaxbody(args):
     q, u, tau = M.random_states(spec, max(batches), seed=5)
     base = ["runs", args.setting, args.model, "jaxbody"]
     for dtname, dt in (("f64", jnp.float64), ("f32", jnp.float32)):
-        model = model64 if dt == jnp.float64 else _cast_tree(model64, dt)
+        model = model64 if dt == jnp.float64 else cast_floats(model64, dt)
 
         def fd(q, u, t, model=model):
-            return _jb_fd(model, q, u, t)
+            return jaxbody_udot(model, q, u, t)
 
         vfd = jax.vmap(fd)
         fwd_at = {}

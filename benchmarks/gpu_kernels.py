@@ -37,15 +37,6 @@ from _timing import median_time, timed  # noqa: E402
 BATCHES = (1, 1024, 8192, 65536)
 
 
-def _cast(tree, dtype):
-    return jax.tree_util.tree_map(
-        lambda x: jnp.asarray(x, dtype) if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating) else x, tree)
-
-
-def _fd(model, q, u, tau):
-    s = model.default_state().set_q(q).set_u(u).set_mobility_forces(tau)
-    return model.realize(s, jb.Stage.Acceleration).acceleration.udot
-
 
 def _time(fn, args, per):
     """{us_per_state, states_per_s, compile_s} of jax.jit(fn) on args; ``per`` states per call."""
@@ -76,10 +67,10 @@ def bench_model(name, res, batches, variants, paths=("compiled", "jax")):
     model64, _ = M.build_jaxbody(spec)
     q, u, tau = (np.asarray(x) for x in M.random_states(spec, max(batches), seed=5))
     for dtname, dt in (("f32", jnp.float32), ("f64", jnp.float64)):
-        model = model64 if dtname == "f64" else _cast(model64, dt)
+        model = model64 if dtname == "f64" else M.cast_floats(model64, dt)
         for backend in paths:
             # A new function per backend: jax.jit caches a traced function with the backend it was traced on.
-            fd = jax.vmap(lambda q, u, t, model=model: _fd(model, q, u, t))
+            fd = jax.vmap(lambda q, u, t, model=model: M.jaxbody_udot(model, q, u, t))
             with jb.use_backend(backend):
                 for B in (batches if backend == "compiled" else sorted({min(1024, max(batches)), max(batches)})):
                     a = tuple(jnp.asarray(x[:B], dt) for x in (q, u, tau))
@@ -87,7 +78,7 @@ def bench_model(name, res, batches, variants, paths=("compiled", "jax")):
         if variants:
             B = max(batches)
             a = tuple(jnp.asarray(x[:B], dt) for x in (q, u, tau))
-            fd = jax.vmap(lambda q, u, t, model=model: _fd(model, q, u, t))
+            fd = jax.vmap(lambda q, u, t, model=model: M.jaxbody_udot(model, q, u, t))
             for scratch in ("local", "global"):
                 for block in ("32", "64", "128", "256"):
                     os.environ.update(JAXBODY_CUDA_SCRATCH=scratch, JAXBODY_CUDA_BLOCK=block)
@@ -101,14 +92,14 @@ def bench_model(name, res, batches, variants, paths=("compiled", "jax")):
     out = {}
     for backend in ("compiled", "jax"):
         with jb.use_backend(backend):
-            program = str(jax.make_jaxpr(jax.vmap(lambda q, u, t: _fd(model64, q, u, t)))(*a))
+            program = str(jax.make_jaxpr(jax.vmap(lambda q, u, t: M.jaxbody_udot(model64, q, u, t)))(*a))
             assert ("ffi_call" in program) == (backend == "compiled"), f"{backend} path not taken"
-            out[backend] = np.asarray(jax.jit(jax.vmap(lambda q, u, t: _fd(model64, q, u, t)))(*a))
+            out[backend] = np.asarray(jax.jit(jax.vmap(lambda q, u, t: M.jaxbody_udot(model64, q, u, t)))(*a))
     res.put([name, "max_abs_diff_compiled_vs_jax_f64"], float(np.abs(out["compiled"] - out["jax"]).max()))
     res.put([name, "max_abs_udot"], float(np.abs(out["jax"]).max()))
     if name == "humanoid27":
         for backend in ("compiled", "jax"):
-            g = jax.vmap(jax.grad(lambda q, u, t: _fd(model64, q, u, t).sum(), argnums=(0, 1, 2)))
+            g = jax.vmap(jax.grad(lambda q, u, t: M.jaxbody_udot(model64, q, u, t).sum(), argnums=(0, 1, 2)))
             with jb.use_backend(backend):
                 res.put([name, backend, "grad_f64", str(B)], _time(g, a, B))
 

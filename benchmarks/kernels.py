@@ -39,15 +39,6 @@ from _timing import median_time, timed  # noqa: E402
 BATCH = 1024
 
 
-def _cast(tree, dtype):
-    return jax.tree_util.tree_map(
-        lambda x: jnp.asarray(x, dtype) if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating) else x, tree)
-
-
-def _fd(model, q, u, tau):
-    s = model.default_state().set_q(q).set_u(u).set_mobility_forces(tau)
-    return model.realize(s, jb.Stage.Acceleration).acceleration.udot
-
 
 def _time(fn, args, per):
     """(us per state, compile s) of jax.jit(fn) on args; ``per`` states per call."""
@@ -68,26 +59,26 @@ def bench_model(name):
         for dtname, dt in (("f64", jnp.float64), ("f32", jnp.float32)):
             if backend == "jax" and dtname == "f32":
                 continue
-            model = model64 if dtname == "f64" else _cast(model64, dt)
+            model = model64 if dtname == "f64" else M.cast_floats(model64, dt)
             a = tuple(jnp.asarray(x, dt) for x in (q, u, tau))
-            fd = lambda q, u, t, model=model: _fd(model, q, u, t)  # noqa: E731
+            fd = lambda q, u, t, model=model: M.jaxbody_udot(model, q, u, t)  # noqa: E731
             us, c = _time(jax.vmap(fd), a, BATCH)
             out[f"{backend}_{dtname}_batch{BATCH}"] = {"us_per_state": us, "compile_s": c}
             if backend == "compiled" and dtname == "f64":
                 os.environ["JAXBODY_KERNEL_THREADS"] = "1"
-                us1, _ = _time(jax.vmap(lambda q, u, t, model=model: _fd(model, q, u, t)), a, BATCH)
+                us1, _ = _time(jax.vmap(lambda q, u, t, model=model: M.jaxbody_udot(model, q, u, t)), a, BATCH)
                 del os.environ["JAXBODY_KERNEL_THREADS"]
                 out[f"{backend}_{dtname}_batch{BATCH}_one_thread"] = {"us_per_state": us1}
             if dtname == "f64":
                 one = tuple(x[0] for x in a)
-                us_1, c_1 = _time(lambda q, u, t, model=model: _fd(model, q, u, t), one, 1)
+                us_1, c_1 = _time(lambda q, u, t, model=model: M.jaxbody_udot(model, q, u, t), one, 1)
                 out[f"{backend}_f64_batch1"] = {"us_per_call": us_1, "compile_s": c_1}
-                g = jax.vmap(jax.grad(lambda q, u, t, model=model: _fd(model, q, u, t).sum(), argnums=(0, 1, 2)))
+                g = jax.vmap(jax.grad(lambda q, u, t, model=model: M.jaxbody_udot(model, q, u, t).sum(), argnums=(0, 1, 2)))
                 us_g, c_g = _time(g, a, BATCH)
                 out[f"{backend}_grad_quf"] = {"us_per_state": us_g, "compile_s": c_g,
                                               "ratio": us_g / out[f"{backend}_f64_batch{BATCH}"]["us_per_state"]}
                 def fd_prm(prm, q, u, t, model=model):
-                    return _fd(dataclasses.replace(model, parameters=prm), q, u, t).sum()
+                    return M.jaxbody_udot(dataclasses.replace(model, parameters=prm), q, u, t).sum()
 
                 gm = jax.vmap(jax.grad(fd_prm), in_axes=(None, 0, 0, 0))
                 us_m, c_m = _time(lambda q, u, t, model=model: gm(model.parameters, q, u, t), a, BATCH)
@@ -107,9 +98,9 @@ def bench_model(name):
     a = tuple(jnp.asarray(x) for x in (q, u, tau))
     jax.config.update("jax_enable_x64", True)
     with jb.use_backend("compiled"):
-        uc = jax.jit(jax.vmap(lambda q, u, t: _fd(model64, q, u, t)))(*a)
+        uc = jax.jit(jax.vmap(lambda q, u, t: M.jaxbody_udot(model64, q, u, t)))(*a)
     with jb.use_backend("jax"):
-        uj = jax.jit(jax.vmap(lambda q, u, t: _fd(model64, q, u, t) + 0.0))(*a)
+        uj = jax.jit(jax.vmap(lambda q, u, t: M.jaxbody_udot(model64, q, u, t) + 0.0))(*a)
     out["max_abs_diff_compiled_vs_jax"] = float(jnp.abs(uc - uj).max())
     out["max_abs_udot"] = float(jnp.abs(uj).max())
     out.update(pinocchio(spec, q, u, tau))

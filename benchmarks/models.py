@@ -185,6 +185,24 @@ def get_model(name):
 # -- builders -----------------------------------------------------------------------
 
 
+def cast_floats(tree, dtype):
+    """``tree`` (a Model, State, ...) with every floating-point array leaf cast to ``dtype``."""
+    import jax
+    import jax.numpy as jnp
+
+    return jax.tree_util.tree_map(
+        lambda x: jnp.asarray(x, dtype) if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating) else x, tree)
+
+
+def jaxbody_udot(model, q, u, tau):
+    """udot of a jaxbody Model at (q, u) with mobility forces tau (gravity from the model): the benchmarks'
+    forward dynamics."""
+    import jaxbody as jb
+
+    s = model.default_state().set_q(q).set_u(u).set_mobility_forces(tau)
+    return model.realize(s, jb.Stage.Acceleration).acceleration.udot
+
+
 def build_jaxbody(spec: ModelSpec):
     """Return (model, fd) with ``fd(q, u, tau) -> udot`` (gravity on)."""
     import jaxbody as jb
@@ -206,11 +224,7 @@ def build_jaxbody(spec: ModelSpec):
     model = system.realize_topology()
     assert model.get_num_q() == spec.nq and model.get_num_u() == spec.nu
 
-    def fd(q, u, tau):
-        s = model.default_state().set_q(q).set_u(u).set_mobility_forces(tau)
-        return model.realize(s, jb.Stage.Acceleration).acceleration.udot
-
-    return model, fd
+    return model, lambda q, u, tau: jaxbody_udot(model, q, u, tau)
 
 
 def _fmt(a):

@@ -42,10 +42,6 @@ STAGES = [("position", None, jb.Stage.Position), ("velocity", jb.Stage.Position,
           ("total", None, jb.Stage.Acceleration)]
 
 
-def _cast(tree, dtype):
-    return jax.tree_util.tree_map(
-        lambda x: jnp.asarray(x, dtype) if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jnp.floating) else x, tree)
-
 
 _NOT_A_KERNEL = {"parameter", "get-tuple-element", "bitcast", "tuple", "constant"}
 
@@ -83,7 +79,7 @@ def kernels_per_call(hlo_text):
 def profile(name, batch, dtype):
     spec = M.get_model(name)
     model, _ = M.build_jaxbody(spec)
-    model = _cast(model, dtype)
+    model = M.cast_floats(model, dtype)
     q, u, tau = (jnp.asarray(x, dtype) for x in M.random_states(spec, batch, seed=5))
 
     def state(q, u, t):

@@ -97,34 +97,45 @@ def _compile(cmd_head: list[str], source: str, target: Path) -> None:
         os.replace(out, target)  # atomic: a concurrent process sees the whole library or none
 
 
-@functools.cache
-def load():
-    """The loaded kernel library (ctypes.CDLL) with its FFI targets registered, or None (warned once)."""
+def _build_and_register(compiler, flags, source, target, symbol, platform, record, failure):
+    """Compile ``source`` into ``target`` unless cached, load it and register its TARGETS for ``platform``
+    (``symbol(name)``: the exported handler of each); None with ``failure`` warned if any step fails."""
     import time
 
     start = time.perf_counter()
-    compiler = find_compiler()
-    if compiler is None:
-        warnings.warn("jaxbody: no C++ compiler found (set CXX or install g++); using the JAX path, which is "
-                      "slower. jb.set_backend('jax') silences this.", RuntimeWarning, stacklevel=3)
-        last_load.update(how="unavailable", path=None)
-        return None
-    target = cache_dir() / f"jaxbody_kernels_{library_key(compiler)}.so"
     how = "cached"
     try:
         if not target.exists():
-            _compile([compiler, *FLAGS], "cpu_ffi.cc", target)
+            _compile([compiler, *flags], source, target)
             how = "compiled"
         lib = ctypes.CDLL(str(target))
     except (RuntimeError, OSError) as error:
-        warnings.warn(f"jaxbody: building the compiled kernels failed; using the JAX path. {error}",
-                      RuntimeWarning, stacklevel=3)
-        last_load.update(how="unavailable", path=None)
+        warnings.warn(f"{failure} {error}", RuntimeWarning, stacklevel=4)
+        record.update(how="unavailable", path=None)
         return None
     for name in TARGETS:
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, name)), platform="cpu")
-    last_load.update(how=how, path=str(target), seconds=time.perf_counter() - start)
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol(name))), platform=platform)
+    record.update(how=how, path=str(target), seconds=time.perf_counter() - start)
     return lib
+
+
+def _unavailable(record, message):
+    if message:
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+    record.update(how="unavailable", path=None)
+    return None
+
+
+@functools.cache
+def load():
+    """The loaded kernel library (ctypes.CDLL) with its FFI targets registered, or None (warned once)."""
+    compiler = find_compiler()
+    if compiler is None:
+        return _unavailable(last_load, "jaxbody: no C++ compiler found (set CXX or install g++); using the JAX "
+                                       "path, which is slower. jb.set_backend('jax') silences this.")
+    target = cache_dir() / f"jaxbody_kernels_{library_key(compiler)}.so"
+    return _build_and_register(compiler, FLAGS, "cpu_ffi.cc", target, lambda name: name, "cpu", last_load,
+                               "jaxbody: building the compiled kernels failed; using the JAX path.")
 
 
 def cuda_compute_capability() -> str | None:
@@ -140,33 +151,14 @@ def cuda_compute_capability() -> str | None:
 def load_cuda():
     """The loaded CUDA kernel library with its targets registered for platform "CUDA", or None (warned once
     when JAX has a CUDA device but the library cannot be built)."""
-    import time
-
-    start = time.perf_counter()
     arch = cuda_compute_capability()
     if arch is None:
-        last_load_cuda.update(how="unavailable", path=None)
-        return None
+        return _unavailable(last_load_cuda, None)
     nvcc = find_nvcc()
     if nvcc is None:
-        warnings.warn("jaxbody: no nvcc found (set NVCC or CUDA_HOME); the GPU runs jaxbody's JAX path, which is "
-                      "slower. jb.set_backend('jax') silences this.", RuntimeWarning, stacklevel=3)
-        last_load_cuda.update(how="unavailable", path=None)
-        return None
+        return _unavailable(last_load_cuda, "jaxbody: no nvcc found (set NVCC or CUDA_HOME); the GPU runs "
+                                            "jaxbody's JAX path, which is slower. jb.set_backend('jax') silences this.")
     flags = (*CUDA_FLAGS, f"-arch=sm_{arch}")
     target = cache_dir() / f"jaxbody_cuda_kernels_{library_key(nvcc, CUDA_SOURCES, flags, arch)}.so"
-    how = "cached"
-    try:
-        if not target.exists():
-            _compile([nvcc, *flags], "cuda_ffi.cu", target)
-            how = "compiled"
-        lib = ctypes.CDLL(str(target))
-    except (RuntimeError, OSError) as error:
-        warnings.warn(f"jaxbody: building the CUDA kernels failed; the GPU runs the JAX path. {error}",
-                      RuntimeWarning, stacklevel=3)
-        last_load_cuda.update(how="unavailable", path=None)
-        return None
-    for name in TARGETS:
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, f"{name}_cuda")), platform="CUDA")
-    last_load_cuda.update(how=how, path=str(target), seconds=time.perf_counter() - start)
-    return lib
+    return _build_and_register(nvcc, flags, "cuda_ffi.cu", target, lambda name: f"{name}_cuda", "CUDA",
+                               last_load_cuda, "jaxbody: building the CUDA kernels failed; the GPU runs the JAX path.")
