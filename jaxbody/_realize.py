@@ -77,7 +77,7 @@ def realize_dynamics(model, state: State) -> DynamicsCache:
 
 
 def calc_tree_accelerations(model, state: State) -> articulated.TreeAccelerations:
-    """Forward dynamics ignoring constraints (udot, A_GB, tau) at a state realized through Dynamics.
+    """Forward dynamics ignoring constraints (udot, A_GB, motion_forces) at a state realized through Dynamics.
 
     On the compiled kernels when they apply (jaxbody._kernels.backend.runs_compiled), else by the JAX path's
     articulated passes; the two agree to round-off. Cost: O(n).
@@ -107,7 +107,7 @@ def realize_acceleration(model, state: State) -> AccelerationCache:
         tree = calc_tree_accelerations(model, state)
         if not model.constraints.m:
             qdotdot = mobilizer_groups.calc_qdotdot(topo, prm, state.q, state.u, tree.udot)
-            return AccelerationCache(udot=tree.udot, qdotdot=qdotdot, A_GB=tree.A_GB, tau=tree.tau)
+            return AccelerationCache(udot=tree.udot, qdotdot=qdotdot, A_GB=tree.A_GB, motion_forces=tree.motion_forces)
         ops = ConstraintOperators(model, state.t, state.q, state.u, pos, vel, dyn.articulated, state.constraint_enabled)
         solved = solve_constrained_accelerations(ops, tree)
         # qdotdot = N udot + NDot u, with NDot u from the linearization at udot = 0.

@@ -208,8 +208,8 @@ class MobilizedBodyMotion:
 
     @stage_operator(Stage.Acceleration)
     def get_tau_as_vector(self, state: State):
-        """(nu,) this mobilizer's prescribed-motion forces tau (zero if free). Requires Acceleration."""
-        return state.acceleration.tau[self._u_slice()]
+        """(nu,) this mobilizer's prescribed-motion forces motion_forces (zero if free). Requires Acceleration."""
+        return state.acceleration.motion_forces[self._u_slice()]
 
     @stage_operator()
     def get_one_tau(self, state: State, which: int):

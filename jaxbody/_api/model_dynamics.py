@@ -65,7 +65,7 @@ class ModelDynamics:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_acceleration_ignoring_constraints(self, state: State, mobility_forces, body_forces):
-        """Forward dynamics of the tree: udot from ``M udot + tau = f + J^T F - c`` (articulated-body, O(n)).
+        """Forward dynamics of the tree: udot from ``M udot + motion_forces = f + J^T F - c`` (articulated-body, O(n)).
 
         Requires Velocity. Args: mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G
         (these are all the forces: gravity is not added). Known udots (locks, Motions) are

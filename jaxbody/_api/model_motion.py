@@ -85,7 +85,7 @@ class ModelMotion:
 
     @stage_operator(jit=True)
     def get_known_udot_mask(self, state: State):
-        """(nu,) bool: udots known from a lock or Motion (one tau each)."""
+        """(nu,) bool: udots known from a lock or Motion (one motion force each)."""
         return prescribed.calc_slot_masks(self, state).known_udot
 
     # -- Simbody's index lists and packing (host) -------------------------------------------------
@@ -145,22 +145,22 @@ class ModelMotion:
 
     @stage_operator(Stage.Acceleration, jit=True)
     def find_motion_forces(self, state: State):
-        """(nu,) Simbody's tau unpacked into u slots, zero on free mobilities. Requires Acceleration.
+        """(nu,) Simbody's prescribed-motion forces unpacked into u slots, zero on free mobilities. Requires Acceleration.
 
-        tau is on the left of ``M udot + tau = f - c``: the applied mobility forces that would
-        produce the prescribed motion are ``-tau``.
+        They are on the left of ``M udot + motion_forces = f - c``: the applied mobility forces that would
+        produce the prescribed motion are ``-motion_forces``.
         """
-        return state.acceleration.tau
+        return state.acceleration.motion_forces
 
     @stage_operator()
     def get_motion_multipliers(self, state: State) -> np.ndarray:
-        """tau packed in get_known_udot_index order (Simbody's getMotionMultipliers). Concrete State only."""
-        tau = _host(self.find_motion_forces(state), "get_motion_multipliers")
-        return tau[self.get_known_udot_index(state)]
+        """The motion forces packed in get_known_udot_index order (Simbody's getMotionMultipliers). Concrete State only."""
+        motion_forces = _host(self.find_motion_forces(state), "get_motion_multipliers")
+        return motion_forces[self.get_known_udot_index(state)]
 
     @stage_operator(jit=True)
     def calc_motion_power(self, state: State):
-        """Power (W) the Motions and locks add to the system, ``-tau . u``. Requires Acceleration."""
+        """Power (W) the Motions and locks add to the system, ``-motion_forces . u``. Requires Acceleration."""
         return -jnp.dot(self.find_motion_forces(state), state.u)
 
     @stage_operator()

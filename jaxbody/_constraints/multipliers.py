@@ -19,10 +19,10 @@ least-squares solve (pseudo-inverse, relative cutoff 1e-12 of the largest
 singular value; disabled constraints have zero rows and get lambda = 0), so
 redundant constraints give Simbody's least-squares answer and the result stays
 finite and differentiable. The same m solves give the body accelerations and
-prescribed-motion forces of each ``M^-1 G_i^T``, so the constrained A_GB and tau
+prescribed-motion forces of each ``M^-1 G_i^T``, so the constrained A_GB and motion_forces
 are corrections of the tree solution (no further tree sweep, no inverse dynamics).
 
-Sign convention (Simbody): ``M udot + tau + c + G^T lambda = f + J^T F``.
+Sign convention (Simbody): ``M udot + motion_forces + c + G^T lambda = f + J^T F``.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class ConstraintOperators(VelocityConstraintOperators):
     def multiply_by_m_inv_g_transpose(self, G) -> articulated.TreeAccelerations:
         """``M^-1 G^T`` row by row with each row's body accelerations and prescribed-motion forces.
 
-        Returns TreeAccelerations with udot (m, nu), A_GB (m, nbodies, 2, 3), tau (m, nu): m articulated solves.
+        Returns TreeAccelerations with udot (m, nu), A_GB (m, nbodies, 2, 3), motion_forces (m, nu): m articulated solves.
         """
         solve = lambda g: articulated.multiply_by_m_inv_with_accelerations(self.model, self.pos, self.abi, g)  # noqa: E731
         return jax.vmap(solve)(G)
@@ -192,14 +192,14 @@ class ConstraintOperators(VelocityConstraintOperators):
 class ConstrainedAccelerations(NamedTuple):
     """Forward dynamics with constraints: the tree solution corrected by the multipliers.
 
-    udot (nu,), A_GB (nbodies, 2, 3), tau (nu,) as in TreeAccelerations; constraint_matrix G (m, nu);
+    udot (nu,), A_GB (nbodies, 2, 3), motion_forces (nu,) as in TreeAccelerations; constraint_matrix G (m, nu);
     multipliers (m,); acceleration_errors (m,) = G udot + bias; constraint_body_forces (nbodies, 2, 3) and
     constraint_mobility_forces (nu,) with the sign of G^T lambda.
     """
 
     udot: jnp.ndarray
     A_GB: jnp.ndarray
-    tau: jnp.ndarray
+    motion_forces: jnp.ndarray
     constraint_matrix: jnp.ndarray
     multipliers: jnp.ndarray
     acceleration_errors: jnp.ndarray
@@ -208,12 +208,12 @@ class ConstrainedAccelerations(NamedTuple):
 
 
 def solve_constrained_accelerations(ops: ConstraintOperators, tree: articulated.TreeAccelerations):
-    """lambda and the constrained motion for ``M udot + tau + G^T lambda = f_tree``, ``G udot + bias = 0``.
+    """lambda and the constrained motion for ``M udot + motion_forces + G^T lambda = f_tree``, ``G udot + bias = 0``.
 
     G is formed once (m inward sweeps) and ``M^-1 G^T`` by m articulated solves, which also give
     ``J M^-1 G^T`` and the prescribed forces of each row; everything else is dense algebra on those:
     ``udot = udot_tree - (M^-1 G^T) lambda``, ``A_GB = A_tree - (J M^-1 G^T) lambda``,
-    ``tau = tau_tree - tau(M^-1 G^T) lambda`` (exact: all are linear in the applied mobility forces).
+    ``motion_forces = motion_forces_tree - motion_forces(M^-1 G^T) lambda`` (exact: all are linear in the applied mobility forces).
     """
     G = ops.calc_g()
     rows = ops.multiply_by_m_inv_g_transpose(G)
@@ -224,7 +224,7 @@ def solve_constrained_accelerations(ops: ConstraintOperators, tree: articulated.
     return ConstrainedAccelerations(
         udot=udot,
         A_GB=tree.A_GB - jnp.tensordot(lam, rows.A_GB, 1),
-        tau=tree.tau - rows.tau.T @ lam,
+        motion_forces=tree.motion_forces - rows.motion_forces.T @ lam,
         constraint_matrix=G,
         multipliers=lam,
         acceleration_errors=G @ udot + bias,

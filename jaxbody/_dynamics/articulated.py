@@ -31,10 +31,11 @@ Symbols (jaxbody / Simbody and Jain  ->  Featherstone):
     A+                        X a_parent (the parent's acceleration shifted to Bo; no c_i yet)
     udot = D^-1 eps - G^T A+  qdd_i
     A_GB = A+ + H udot + A_b  a_i
+    motion_forces             tau_i on known-udot mobilities (Simbody's prescribed-motion forces)
 
 Known udots (locks and Motions, Simbody catalogue 3.3): a body whose udots are known passes its
 inertia through rigidly (``P+ = P``), gets ``D^-1 = I`` and ``G = 0``, and enters pass 3 with its
-known udot in place of eps; its prescribed-motion force is ``tau = eps - H^T P A+`` (zero on free
+known udot in place of eps; its prescribed-motion force is ``motion_forces = eps - H^T P A+`` (zero on free
 mobilities). Padded u columns have zero H and an identity D block, so they carry exact zeros.
 """
 
@@ -70,13 +71,13 @@ class TreeAccelerations(NamedTuple):
     """Result of an articulated solve.
 
     udot: (nu,) generalized accelerations. A_GB: (nbodies, 2, 3) body spatial accelerations at Bo in G.
-    tau: (nu,) Simbody's prescribed-motion forces on known-udot mobilities (zero on free ones); they sit on
-    the left of ``M udot + tau = f - c``.
+    motion_forces: (nu,) Simbody's prescribed-motion forces on known-udot mobilities (zero on free ones); they sit on
+    the left of ``M udot + motion_forces = f - c``.
     """
 
     udot: jnp.ndarray
     A_GB: jnp.ndarray
-    tau: jnp.ndarray
+    motion_forces: jnp.ndarray
 
 
 def aba_inertias_inward(model, pos, udot_known) -> ArticulatedInertias:
@@ -198,7 +199,7 @@ def articulated_solve(model, pos, abi: ArticulatedInertias, f, z_local, A_b, udo
         f: mobility forces (nu,); z_local: see aba_forces_inward; A_b: Coriolis accelerations or zeros;
         udot_prescribed: (nu,) known udots (read only for known bodies).
 
-    Returns TreeAccelerations (udot, A_GB, tau). Cost: one inward and one outward level scan, O(nb).
+    Returns TreeAccelerations (udot, A_GB, motion_forces). Cost: one inward and one outward level scan, O(nb).
     """
     topo = model.topology
     eps, _ = aba_forces_inward(model, pos, abi.G, f, z_local)
@@ -214,7 +215,7 @@ def articulated_solve(model, pos, abi: ArticulatedInertias, f, z_local, A_b, udo
 
 def calc_tree_accelerations(model, pos, vel, abi: ArticulatedInertias, mobility_forces: Mobilities,
                             body_forces: BodySpatialVecs, udot_prescribed: Mobilities) -> TreeAccelerations:
-    """Forward dynamics ignoring constraints: ``M udot + tau = f + J^T F - c`` with the known udots given.
+    """Forward dynamics ignoring constraints: ``M udot + motion_forces = f + J^T F - c`` with the known udots given.
 
     Args:
         mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G: all applied forces.
@@ -229,7 +230,7 @@ def calc_tree_accelerations(model, pos, vel, abi: ArticulatedInertias, mobility_
 def multiply_by_m_inv_with_accelerations(model, pos, abi: ArticulatedInertias, f: Mobilities) -> TreeAccelerations:
     """``M^-1 f`` with its body accelerations ``J M^-1 f`` and prescribed forces (no velocity terms).
 
-    With known udots this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities only enters tau. Linear
+    With known udots this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities only enters motion_forces. Linear
     in f. Cost: one inward and one outward level scan.
     """
     zeros = jnp.zeros((model.topology.nbodies, 2, 3), pos.Mk_G.dtype)

@@ -105,9 +105,9 @@ class DynamicsCache(eqx.Module):
 class AccelerationCache(eqx.Module):
     """udot (nu,), qdotdot (nq,), A_GB (nbodies, 2, 3) at Bo in G.
 
-    tau (nu,): Simbody's prescribed-motion forces (motion multipliers) unpacked
+    motion_forces (nu,): Simbody's prescribed-motion forces (its motion multipliers, "tau" in the RBDA) unpacked
     into u slots, zero on free mobilities; they sit on the left of
-    ``M udot + tau = f - c``, so the applied force that produces the motion is -tau.
+    ``M udot + motion_forces = f - c``, so the applied force that produces the motion is -motion_forces.
 
     With constraints also the constraint matrix G (m, nu) formed for the multipliers (``model.calc_g`` reads it),
     acceleration_errors (m,) = G udot + bias, multipliers lambda (m,), and the
@@ -118,7 +118,7 @@ class AccelerationCache(eqx.Module):
     udot: jnp.ndarray
     qdotdot: jnp.ndarray
     A_GB: jnp.ndarray
-    tau: jnp.ndarray
+    motion_forces: jnp.ndarray
     constraint_matrix: jnp.ndarray | None = None
     acceleration_errors: jnp.ndarray | None = None
     multipliers: jnp.ndarray | None = None

@@ -56,7 +56,7 @@ template <ffi::DataType DT>
 ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p,
                            Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com,
                            Buf<DT> inertia, Buf<DT> armature, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu,
-                           ffi::ResultBuffer<DT> udot, ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau,
+                           ffi::ResultBuffer<DT> udot, ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> motion_forces,
                            JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   const auto out_lead = leading_dims(*udot, 1);
@@ -72,7 +72,7 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
   const auto gen = generic_lanes<T>(gR, gp, gH, &gHDu, out_lead);
   T* udot_out = udot->typed_data();
   T* A_out = A_GB->typed_data();
-  T* tau_out = tau->typed_data();
+  T* tau_out = motion_forces->typed_data();
   parallel_lanes(lanes, 64, [&](int64_t first, int64_t last) {
     T* scratch = lane_scratch<T>(Work<T>::per_body * tree.nb1);
     Work<T> w;
@@ -111,10 +111,10 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
     w.bind(scratch, tree.nb1);
     T* col_in = scratch + Work<T>::per_body * tree.nb1;
     T* col_out = col_in + nu + 1;
-    T* tau = col_out + nu + 1;
+    T* motion_forces = col_out + nu + 1;
     for (int64_t lane = first; lane < last; ++lane) {
       m_inverse_lane(tree, q.typed_data() + mq.offset(lane), known.typed_data() + mk.offset(lane), model.at(lane), gen.at(lane),
-                     rhs.typed_data() + mr.offset(lane), k, w, col_in, col_out, tau, o + lane * nu * k);
+                     rhs.typed_data() + mr.offset(lane), k, w, col_in, col_out, motion_forces, o + lane * nu * k);
     }
   });
   return ffi::Error::Success();

@@ -30,14 +30,14 @@ struct FdArgs {
   LaneArray<T> q, u, f, F, W, known, udot_p;
   ModelLanes<T> model;
   GenericLanes<T> gen;
-  T *udot, *A_GB, *tau;
+  T *udot, *A_GB, *motion_forces;
 };
 
 template <typename T>
 __device__ void forward_dynamics_one(const Tree& tree, const FdArgs<T>& a, int64_t lane, Work<T>& w) {
   forward_dynamics_lane(tree, a.q.at(lane), a.u.at(lane), a.f.at(lane), a.F.at(lane), a.W.at(lane), a.known.at(lane),
                         a.udot_p.at(lane), a.model.at(lane), a.gen.at(lane), w, a.udot + lane * tree.nu,
-                        a.A_GB + lane * 6 * tree.nb1, a.tau + lane * tree.nu);
+                        a.A_GB + lane * 6 * tree.nb1, a.motion_forces + lane * tree.nu);
 }
 
 // Scratch in local memory, laid out for NB bodies (NB >= tree.nb1).
@@ -80,9 +80,9 @@ __global__ void m_inverse_global(Tree tree, MinvArgs<T> a, int64_t lanes, T* scr
   w.bind(base, tree.nb1);
   T* col_in = base + Work<T>::per_body * tree.nb1;
   T* col_out = col_in + tree.nu + 1;
-  T* tau = col_out + tree.nu + 1;
+  T* motion_forces = col_out + tree.nu + 1;
   m_inverse_lane(tree, a.q.at(lane), a.known.at(lane), a.model.at(lane), a.gen.at(lane), a.rhs.at(lane), a.k, w,
-                 col_in, col_out, tau, a.out + lane * tree.nu * a.k);
+                 col_in, col_out, motion_forces, a.out + lane * tree.nu * a.k);
 }
 
 int block_size() {
@@ -127,7 +127,7 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
                                Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia,
                                Buf<DT> armature, Buf<DT> gR,
                                Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu, ffi::ResultBuffer<DT> udot,
-                               ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> tau, JB_TREE_ATTR_PARAMS) {
+                               ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> motion_forces, JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
   if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
   const auto out_lead = leading_dims(*udot, 1);
@@ -142,7 +142,7 @@ ffi::Error ForwardDynamicsCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
                     lane_array<T>(udot_p, 1, out_lead),
                     model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead),
                     generic_lanes<T>(gR, gp, gH, &gHDu, out_lead),
-                    udot->typed_data(), A_GB->typed_data(), tau->typed_data()};
+                    udot->typed_data(), A_GB->typed_data(), motion_forces->typed_data()};
   const int threads = block_size();
   const int64_t blocks = (lanes + threads - 1) / threads;
   if (!global_scratch_forced() && tree.nb1 <= 64) {

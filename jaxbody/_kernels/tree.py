@@ -63,7 +63,7 @@ def _call_kernel(base, topo, out, args, dtype):
 
 
 def _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p):
-    """The kernel call: (udot (nu,), A_GB (nbodies, 2, 3), tau (nu,))."""
+    """The kernel call: (udot (nu,), A_GB (nbodies, 2, 3), motion_forces (nu,))."""
     dtype = q.dtype
     gR, gp, gH, gHDu = generic_inputs(topo, prm, q, u)
     out = (jax.ShapeDtypeStruct((topo.nu,), dtype), jax.ShapeDtypeStruct((topo.nbodies, 2, 3), dtype),
@@ -164,7 +164,7 @@ def body_accelerations(topo, prm, q, u, udot):
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
 def tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p):
-    """Forward dynamics ignoring constraints by the kernel: ``M udot + tau = f + J^T (F + weights) - c``.
+    """Forward dynamics ignoring constraints by the kernel: ``M udot + motion_forces = f + J^T (F + weights) - c``.
 
     Args:
         topo: Topology (static). prm: Parameters. q (nq,), u (nu,); f (nu,) mobility forces; F (nbodies, 2, 3)
@@ -173,7 +173,7 @@ def tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p):
         the known udots (zero on free mobilities).
 
     Returns:
-        udot (nu,), A_GB (nbodies, 2, 3) at Bo in G, tau (nu,) prescribed-motion forces (zero on free ones).
+        udot (nu,), A_GB (nbodies, 2, 3) at Bo in G, motion_forces (nu,) prescribed-motion forces (zero on free ones).
     """
     return _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p)
 
@@ -183,7 +183,7 @@ def _tree_accelerations_jvp(topo, primals, tangents):
     prm, q, u, f, F, W, known, udot_p = primals
     dprm, dq, du, df, dF, dW, _, dudot_p = tangents
     dprm = symmetric_inertia_tangent(dprm)
-    udot, A_GB, tau = tree_accelerations(topo, *primals)
+    udot, A_GB, motion_forces = tree_accelerations(topo, *primals)
     known_u = known[jnp.asarray(topo.u_body)] > 0
     dudot_known = jnp.where(known_u, dudot_p, 0.0)
     res = functools.partial(residual, topo)
@@ -192,5 +192,5 @@ def _tree_accelerations_jvp(topo, primals, tangents):
     dudot = dudot_known - M_inv @ dR
     _, dA = jax.jvp(functools.partial(body_accelerations, topo), (prm, q, u, udot), (dprm, dq, du, dudot))
     _, dR_full = jax.jvp(res, (prm, q, u, f, F, W, udot), (dprm, dq, du, df, dF, dW, dudot))
-    dtau = jnp.where(known_u, -dR_full, 0.0)
-    return (udot, A_GB, tau), (dudot, dA, dtau)
+    dmotion_forces = jnp.where(known_u, -dR_full, 0.0)
+    return (udot, A_GB, motion_forces), (dudot, dA, dmotion_forces)

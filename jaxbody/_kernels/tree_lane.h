@@ -442,10 +442,10 @@ JB_HD void forces_inward(const Tree& tree, const T* f, const T* F, const T* weig
 }
 
 // Outward: A+ = shift(A_parent), udot = D^-1 eps - G^T A+ (the known udot on known bodies),
-// A = A+ + H udot (+ A_b), tau = eps - H^T P A+ on known bodies. Writes udot, tau (nu,) and A_GB (nb1, 6).
+// A = A+ + H udot (+ A_b), motion_forces = eps - H^T P A+ on known bodies. Writes udot, motion_forces (nu,) and A_GB (nb1, 6).
 template <typename T>
 JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot_p, bool velocity, Work<T>& w,
-                                 T* udot, T* A_GB, T* tau) {
+                                 T* udot, T* A_GB, T* motion_forces) {
   for (int i = 0; i < 6; ++i) w.A[i] = T(0);
   for (int64_t b = 1; b < tree.nb1; ++b) {
     with_nu(tree.nu_b[b], [&](auto nu_tag) {
@@ -472,7 +472,7 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
           ud[c] = s - g;
         }
         udot[us + c] = ud[c];
-        tau[us + c] = T(0);
+        motion_forces[us + c] = T(0);
       }
       T* A = w.A + 6 * b;
       for (int i = 0; i < 6; ++i) {
@@ -491,7 +491,7 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
         for (int c = 0; c < nu; ++c) {
           T s = 0;
           for (int k = 0; k < 6; ++k) s += H[k * nu + c] * PA[k];
-          tau[us + c] = eps[c] - s;
+          motion_forces[us + c] = eps[c] - s;
         }
       }
     });
@@ -502,22 +502,22 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
 
 // ---- whole operators on one lane ------------------------------------------------------------------------
 
-// Forward dynamics ignoring constraints: M udot + tau = f + J^T (F + weights) - c, known udots given.
+// Forward dynamics ignoring constraints: M udot + motion_forces = f + J^T (F + weights) - c, known udots given.
 template <typename T>
 JB_HD void forward_dynamics_lane(const Tree& tree, const T* q, const T* u, const T* f, const T* F, const T* weights,
                                  const T* known, const T* udot_p, const Params<T>& prm, const Generic<T>& gen,
-                                 Work<T>& w, T* udot, T* A_GB, T* tau) {
+                                 Work<T>& w, T* udot, T* A_GB, T* motion_forces) {
   kinematics_pass(tree, q, u, prm, gen, w);
   inertias_inward(tree, known, prm.armature, w);
   forces_inward(tree, f, F, weights, udot_p, true, w);
-  accelerations_outward(tree, known, udot_p, true, w, udot, A_GB, tau);
+  accelerations_outward(tree, known, udot_p, true, w, udot, A_GB, motion_forces);
 }
 
 // M^-1 applied to each of k right-hand sides (rhs (nu, k) row-major) -> out (nu, k): Simbody's
 // [M_rr^-1 f_r; 0] with known udots. col_in/col_out: (nu,) scratch.
 template <typename T>
 JB_HD void m_inverse_lane(const Tree& tree, const T* q, const T* known, const Params<T>& prm, const Generic<T>& gen,
-                          const T* rhs, int64_t k, Work<T>& w, T* col_in, T* col_out, T* tau_scratch, T* out) {
+                          const T* rhs, int64_t k, Work<T>& w, T* col_in, T* col_out, T* motion_forces_scratch, T* out) {
   kinematics_pass(tree, q, static_cast<const T*>(nullptr), prm, gen, w);
   inertias_inward(tree, known, prm.armature, w);
   for (int64_t j = 0; j < k; ++j) {
@@ -525,7 +525,7 @@ JB_HD void m_inverse_lane(const Tree& tree, const T* q, const T* known, const Pa
     forces_inward(tree, col_in, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr),
                   static_cast<const T*>(nullptr), false, w);
     accelerations_outward(tree, known, static_cast<const T*>(nullptr), false, w, col_out, static_cast<T*>(nullptr),
-                          tau_scratch);
+                          motion_forces_scratch);
     for (int64_t i = 0; i < tree.nu; ++i) out[i * k + j] = col_out[i];
   }
 }

@@ -468,6 +468,6 @@ def test_constraints_with_a_prescribed_crank():
     lam = model.get_constraint_multipliers(r)
     F = model.get_gravity_body_forces(r)
     residual = model.calc_residual_force(r, r.mobility_forces, F, udot, lam)
-    full_tau = r.acceleration.tau
+    full_tau = r.acceleration.motion_forces
     assert_close(residual + full_tau, np.zeros(3), 1e-10, "M udot + c + G^T lambda + tau = f")
     assert abs(float(full_tau[0])) > 1e-3 and np.all(np.asarray(full_tau[1:]) == 0)

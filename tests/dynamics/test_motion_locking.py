@@ -284,7 +284,7 @@ def test_mixed_locked_and_free_batch_under_vmap():
     def one(model, state):
         traces.append(1)
         r = model.realize(state)
-        return r.get_u_dot(), r.acceleration.tau
+        return r.get_u_dot(), r.acceleration.motion_forces
 
     batched = jax.jit(jax.vmap(one, in_axes=(None, 0)))
     udot, tau = batched(model, states)
@@ -292,7 +292,7 @@ def test_mixed_locked_and_free_batch_under_vmap():
     for lane in list(range(8)) + [n - 2, n - 1]:
         s = jax.tree_util.tree_map(lambda x: x[lane], states)
         r1 = systems.realize_state(model, s)
-        ud1, tau1 = r1.get_u_dot(), r1.acceleration.tau
+        ud1, tau1 = r1.get_u_dot(), r1.acceleration.motion_forces
         assert_close_per_entry(udot[lane], ud1, 1e-12, f"udot lane {lane}")
         assert_close_per_entry(tau[lane], tau1, 1e-12, f"tau lane {lane}")
         if lock_mask[lane]:
