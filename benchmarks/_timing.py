@@ -32,3 +32,16 @@ def timed(fn):
     t0 = time.perf_counter()
     r = fn()
     return r, time.perf_counter() - t0
+
+
+def xla_cpu_settings(default=None) -> dict:
+    """The XLA:CPU flag settings the benchmarks compare: ``default`` and, where jaxlib still has the switch
+    (before 0.11, which removed it; an unknown flag in XLA_FLAGS aborts the process), ``nofusion``."""
+    from importlib.metadata import version
+
+    major, minor = (int(x) for x in version("jaxlib").split(".")[:2])
+    settings = {"default": default}
+    if (major, minor) < (0, 11):
+        settings["nofusion"] = "--xla_cpu_use_fusion_emitters=false"
+    return settings
+

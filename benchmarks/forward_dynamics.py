@@ -39,9 +39,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from _timing import xla_cpu_settings  # noqa: E402
 from models import cast_floats, jaxbody_udot  # noqa: E402
 
-SETTINGS = {"default": None, "nofusion": "--xla_cpu_use_fusion_emitters=false"}
+SETTINGS = xla_cpu_settings()
 BATCHES = [1, 64, 1024, 8192]
 GPU_BATCHES = [1, 64, 1024, 8192, 65536]
 QUICK_BATCHES = [1, 64]

@@ -21,7 +21,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-SETTINGS = {"default": "", "nofusion": "--xla_cpu_use_fusion_emitters=false"}
+from _timing import xla_cpu_settings  # noqa: E402
+
+SETTINGS = xla_cpu_settings(default="")
 MODELS = ("chain16", "chain64", "humanoid27")
 BATCHES = (64, 1024, 8192)
 TILES = (16, 32, 64, 128, 256)
