@@ -32,12 +32,12 @@ from pathlib import Path
 import jax
 
 HERE = Path(__file__).parent
-SOURCES = ("tree_lane.h", "batch.h", "cpu_ffi.cc")
+SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "cpu_ffi.cc")
 FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-std=c++17", "-fPIC", "-shared", "-w")
-CUDA_SOURCES = ("tree_lane.h", "batch.h", "cuda_ffi.cu")
+CUDA_SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "cuda_ffi.cu")
 CUDA_FLAGS = ("-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "-w")
 TARGETS = ("jaxbody_forward_dynamics_f64", "jaxbody_forward_dynamics_f32", "jaxbody_m_inverse_f64",
-           "jaxbody_m_inverse_f32")
+           "jaxbody_m_inverse_f32", "jaxbody_residual_adjoint_f64", "jaxbody_residual_adjoint_f32")
 
 #: What the last ``load()`` / ``load_cuda()`` did: "compiled", "cached" or "unavailable" (tests read it).
 last_load = {"how": None, "path": None, "seconds": None}

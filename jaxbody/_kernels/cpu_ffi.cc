@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "batch.h"
+#include "tree_adjoint.h"
 #include "tree_lane.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -120,6 +121,55 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
   return ffi::Error::Success();
 }
 
+// The adjoint sweep of inverse dynamics (tree_adjoint.h): lambda (nu,) in, R's input adjoints out.
+template <ffi::DataType DT>
+ffi::Error ResidualAdjoint(Buf<DT> q, Buf<DT> u, Buf<DT> udot, Buf<DT> F, Buf<DT> W, Buf<DT> R_PF, Buf<DT> p_PF,
+                           Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia, Buf<DT> armature,
+                           Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu, Buf<DT> lambda, ffi::ResultBuffer<DT> q_b,
+                           ffi::ResultBuffer<DT> u_b, ffi::ResultBuffer<DT> udot_b, ffi::ResultBuffer<DT> F_b,
+                           ffi::ResultBuffer<DT> W_b, ffi::ResultBuffer<DT> R_PF_b, ffi::ResultBuffer<DT> p_PF_b,
+                           ffi::ResultBuffer<DT> R_BM_b, ffi::ResultBuffer<DT> p_BM_b, ffi::ResultBuffer<DT> mass_b,
+                           ffi::ResultBuffer<DT> com_b, ffi::ResultBuffer<DT> inertia_b,
+                           ffi::ResultBuffer<DT> armature_b, ffi::ResultBuffer<DT> gR_b, ffi::ResultBuffer<DT> gp_b,
+                           ffi::ResultBuffer<DT> gH_b, ffi::ResultBuffer<DT> gHDu_b, JB_TREE_ATTR_PARAMS) {
+  using T = ffi::NativeType<DT>;
+  const auto out_lead = leading_dims(*q_b, 1);
+  const int64_t lanes = product(out_lead);
+  const int64_t nq = q.dimensions().back(), nu = u.dimensions().back();
+  const int64_t ng = gR.dimensions()[gR.dimensions().size() - 3];
+  const Tree tree = make_tree(parent, code, q_start, u_start, nu_b, generic, nq, nu, ng, nu_cols);
+  if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
+  const LaneMap mq = lane_map(q, 1, out_lead), mu = lane_map(u, 1, out_lead), mud = lane_map(udot, 1, out_lead),
+                mF = lane_map(F, 3, out_lead), mW = lane_map(W, 2, out_lead), ml = lane_map(lambda, 1, out_lead);
+  const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead);
+  const auto gen = generic_lanes<T>(gR, gp, gH, &gHDu, out_lead);
+  const int64_t nb1 = tree.nb1;
+  parallel_lanes(lanes, 32, [&](int64_t first, int64_t last) {
+    T* scratch = lane_scratch<T>((Work<T>::per_body + AdjointWork<T>::per_body) * nb1);
+    Work<T> w;
+    w.bind(scratch, nb1);
+    AdjointWork<T> a;
+    a.bind(scratch + Work<T>::per_body * nb1, nb1);
+    for (int64_t lane = first; lane < last; ++lane) {
+      const ResidualAdjoints<T> out{
+          q_b->typed_data() + lane * nq,           u_b->typed_data() + lane * nu,
+          udot_b->typed_data() + lane * nu,        F_b->typed_data() + lane * 6 * nb1,
+          W_b->typed_data() + lane * 3 * nb1,      R_PF_b->typed_data() + lane * 9 * nb1,
+          p_PF_b->typed_data() + lane * 3 * nb1,   R_BM_b->typed_data() + lane * 9 * nb1,
+          p_BM_b->typed_data() + lane * 3 * nb1,   mass_b->typed_data() + lane * nb1,
+          com_b->typed_data() + lane * 3 * nb1,    inertia_b->typed_data() + lane * 9 * nb1,
+          armature_b->typed_data() + lane * nu,    gR_b->typed_data() + lane * 9 * ng,
+          gp_b->typed_data() + lane * 3 * ng,      gH_b->typed_data() + lane * 6 * nu_cols * ng,
+          gHDu_b->typed_data() + lane * 6 * ng};
+      residual_adjoint_lane(tree, q.typed_data() + mq.offset(lane), u.typed_data() + mu.offset(lane),
+                            udot.typed_data() + mud.offset(lane), F.typed_data() + mF.offset(lane),
+                            W.typed_data() + mW.offset(lane), model.at(lane), gen.at(lane),
+                            lambda.typed_data() + ml.offset(lane), w, a, out);
+    }
+  });
+  return ffi::Error::Success();
+}
+
 #define JB_FD_BINDING(DT)                                                                                     \
   ffi::Ffi::Bind()                                                                                            \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
@@ -133,9 +183,20 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Ret<Buf<DT>>() JB_TREE_ATTRS
 
+#define JB_ADJOINT_BINDING(DT)                                                                                \
+  ffi::Ffi::Bind()                                                                                            \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
+
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f64, ForwardDynamics<ffi::F64>, JB_FD_BINDING(ffi::F64));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f32, ForwardDynamics<ffi::F32>, JB_FD_BINDING(ffi::F32));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f64, MInverse<ffi::F64>, JB_MINV_BINDING(ffi::F64));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f32, MInverse<ffi::F32>, JB_MINV_BINDING(ffi::F32));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_residual_adjoint_f64, ResidualAdjoint<ffi::F64>, JB_ADJOINT_BINDING(ffi::F64));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_residual_adjoint_f32, ResidualAdjoint<ffi::F32>, JB_ADJOINT_BINDING(ffi::F32));

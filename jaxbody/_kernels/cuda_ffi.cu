@@ -17,6 +17,7 @@
 #include <string>
 
 #include "batch.h"
+#include "tree_adjoint.h"
 #include "tree_lane.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -83,6 +84,35 @@ __global__ void m_inverse_global(Tree tree, MinvArgs<T> a, int64_t lanes, T* scr
   T* motion_forces = col_out + tree.nu + 1;
   m_inverse_lane(tree, a.q.at(lane), a.known.at(lane), a.model.at(lane), a.gen.at(lane), a.rhs.at(lane), a.k, w,
                  col_in, col_out, motion_forces, a.out + lane * tree.nu * a.k);
+}
+
+template <typename T>
+struct AdjointArgs {
+  LaneArray<T> q, u, udot, F, W, lambda;
+  ModelLanes<T> model;
+  GenericLanes<T> gen;
+  T *q_b, *u_b, *udot_b, *F_b, *W_b, *R_PF_b, *p_PF_b, *R_BM_b, *p_BM_b, *mass_b, *com_b, *inertia_b, *armature_b,
+      *gR_b, *gp_b, *gH_b, *gHDu_b;
+};
+
+template <typename T>
+__global__ void residual_adjoint_global(Tree tree, AdjointArgs<T> a, int64_t lanes, T* scratch) {
+  const int64_t lane = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (lane >= lanes) return;
+  const int64_t nb1 = tree.nb1, nq = tree.nq, nu = tree.nu, ng = tree.ng, nc = tree.nu_cols;
+  T* base = scratch + lane * (Work<T>::per_body + AdjointWork<T>::per_body) * nb1;
+  Work<T> w;
+  w.bind(base, nb1);
+  AdjointWork<T> adj;
+  adj.bind(base + Work<T>::per_body * nb1, nb1);
+  const ResidualAdjoints<T> out{a.q_b + lane * nq,          a.u_b + lane * nu,         a.udot_b + lane * nu,
+                                a.F_b + lane * 6 * nb1,     a.W_b + lane * 3 * nb1,    a.R_PF_b + lane * 9 * nb1,
+                                a.p_PF_b + lane * 3 * nb1,  a.R_BM_b + lane * 9 * nb1, a.p_BM_b + lane * 3 * nb1,
+                                a.mass_b + lane * nb1,      a.com_b + lane * 3 * nb1,  a.inertia_b + lane * 9 * nb1,
+                                a.armature_b + lane * nu,   a.gR_b + lane * 9 * ng,    a.gp_b + lane * 3 * ng,
+                                a.gH_b + lane * 6 * nc * ng, a.gHDu_b + lane * 6 * ng};
+  residual_adjoint_lane(tree, a.q.at(lane), a.u.at(lane), a.udot.at(lane), a.F.at(lane), a.W.at(lane),
+                        a.model.at(lane), a.gen.at(lane), a.lambda.at(lane), w, adj, out);
 }
 
 int block_size() {
@@ -187,6 +217,58 @@ ffi::Error MInverseCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<
   return launch_status();
 }
 
+template <ffi::DataType DT>
+ffi::Error ResidualAdjointCuda(cudaStream_t stream, ffi::ScratchAllocator scratch, Buf<DT> q, Buf<DT> u, Buf<DT> udot,
+                               Buf<DT> F, Buf<DT> W, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM,
+                               Buf<DT> mass, Buf<DT> com, Buf<DT> inertia, Buf<DT> armature, Buf<DT> gR, Buf<DT> gp,
+                               Buf<DT> gH, Buf<DT> gHDu, Buf<DT> lambda, ffi::ResultBuffer<DT> q_b,
+                               ffi::ResultBuffer<DT> u_b, ffi::ResultBuffer<DT> udot_b, ffi::ResultBuffer<DT> F_b,
+                               ffi::ResultBuffer<DT> W_b, ffi::ResultBuffer<DT> R_PF_b, ffi::ResultBuffer<DT> p_PF_b,
+                               ffi::ResultBuffer<DT> R_BM_b, ffi::ResultBuffer<DT> p_BM_b,
+                               ffi::ResultBuffer<DT> mass_b, ffi::ResultBuffer<DT> com_b,
+                               ffi::ResultBuffer<DT> inertia_b, ffi::ResultBuffer<DT> armature_b,
+                               ffi::ResultBuffer<DT> gR_b, ffi::ResultBuffer<DT> gp_b, ffi::ResultBuffer<DT> gH_b,
+                               ffi::ResultBuffer<DT> gHDu_b, JB_TREE_ATTR_PARAMS) {
+  using T = ffi::NativeType<DT>;
+  if (nu_cols > NU_MAX) return ffi::Error::InvalidArgument("jaxbody kernel: a mobilizer has more than 6 mobilities");
+  const auto out_lead = leading_dims(*q_b, 1);
+  const int64_t lanes = product(out_lead);
+  if (lanes == 0) return ffi::Error::Success();
+  Tree tree;
+  ffi::Error error = device_tree(stream, scratch, parent, code, q_start, u_start, nu_b, generic, nu_cols,
+                                 q.dimensions().back(), u.dimensions().back(),
+                                 gR.dimensions()[gR.dimensions().size() - 3], &tree);
+  if (error.failure()) return error;
+  const AdjointArgs<T> a{lane_array<T>(q, 1, out_lead), lane_array<T>(u, 1, out_lead),
+                         lane_array<T>(udot, 1, out_lead), lane_array<T>(F, 3, out_lead),
+                         lane_array<T>(W, 2, out_lead), lane_array<T>(lambda, 1, out_lead),
+                         model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead),
+                         generic_lanes<T>(gR, gp, gH, &gHDu, out_lead),
+                         q_b->typed_data(), u_b->typed_data(), udot_b->typed_data(), F_b->typed_data(),
+                         W_b->typed_data(), R_PF_b->typed_data(), p_PF_b->typed_data(), R_BM_b->typed_data(),
+                         p_BM_b->typed_data(), mass_b->typed_data(), com_b->typed_data(), inertia_b->typed_data(),
+                         armature_b->typed_data(), gR_b->typed_data(), gp_b->typed_data(), gH_b->typed_data(),
+                         gHDu_b->typed_data()};
+  const int64_t per_lane = (Work<T>::per_body + AdjointWork<T>::per_body) * tree.nb1;
+  auto work = scratch.Allocate(lanes * per_lane * sizeof(T), 16);
+  if (!work) return ffi::Error(ffi::ErrorCode::kResourceExhausted, "jaxbody: no scratch memory for the lanes");
+  const int threads = block_size();
+  residual_adjoint_global<T><<<(lanes + threads - 1) / threads, threads, 0, stream>>>(tree, a, lanes,
+                                                                                      static_cast<T*>(*work));
+  return launch_status();
+}
+
+#define JB_ADJOINT_CUDA_BINDING(DT)                                                                           \
+  ffi::Ffi::Bind()                                                                                            \
+      .Ctx<ffi::PlatformStream<cudaStream_t>>()                                                               \
+      .Ctx<ffi::ScratchAllocator>()                                                                           \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
+      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
+      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
+
 #define JB_FD_CUDA_BINDING(DT)                                                                                \
   ffi::Ffi::Bind()                                                                                            \
       .Ctx<ffi::PlatformStream<cudaStream_t>>()                                                               \
@@ -212,3 +294,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f32_cuda, ForwardDynamics
                               JB_FD_CUDA_BINDING(ffi::F32));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f64_cuda, MInverseCuda<ffi::F64>, JB_MINV_CUDA_BINDING(ffi::F64));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f32_cuda, MInverseCuda<ffi::F32>, JB_MINV_CUDA_BINDING(ffi::F32));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_residual_adjoint_f64_cuda, ResidualAdjointCuda<ffi::F64>,
+                              JB_ADJOINT_CUDA_BINDING(ffi::F64));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_residual_adjoint_f32_cuda, ResidualAdjointCuda<ffi::F32>,
+                              JB_ADJOINT_CUDA_BINDING(ffi::F32));

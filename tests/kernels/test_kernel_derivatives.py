@@ -85,6 +85,28 @@ def test_jacobians_vmap_and_second_derivatives(setup):
     assert_close(_on("compiled", grads, qs), _on("jax", grads, qs), REL, what="vmap(grad)")
     hess = lambda u: jax.hessian(lambda u: jnp.sum(jnp.sin(fq(x["q"], u))))(u)  # noqa: E731
     assert_close(_on("compiled", hess, x["u"]), _on("jax", hess, x["u"]), REL, what="hessian in u")
+    # reverse over forward: differentiates the residual tangent's non-linear arguments (its own JVP rule)
+    hess_rf = lambda u: jax.jacrev(jax.jacfwd(lambda u: jnp.sum(jnp.sin(fq(x["q"], u)))))(u)  # noqa: E731
+    assert_close(_on("compiled", hess_rf, x["u"]), _on("jax", hess_rf, x["u"]), REL, what="jacrev(jacfwd) in u")
+
+
+def test_batched_gradients_with_a_shared_model_match_jax_path(setup):
+    """Reverse mode under vmap with the Model's numbers shared by the lanes: the gradient of a sum over the
+    batch with respect to the Model (summed over lanes), per-lane gradients (vmap of grad) and a nested vmap."""
+    model, x, _ = setup
+    qs = x["q"][None] + 0.05 * jnp.arange(4.0)[:, None]
+    loss = lambda prm, q: jnp.sum(jnp.sin(udot(model, q, x["u"], x["f"], x["F"], prm, x["g"])))  # noqa: E731
+    sym = lambda g: dataclasses.replace(g, inertia_Bo_B=0.5 * (g.inertia_Bo_B + jnp.swapaxes(g.inertia_Bo_B, -1, -2)))  # noqa: E731
+    summed = lambda prm, qs: jax.grad(lambda prm: jnp.sum(jax.vmap(lambda q: loss(prm, q))(qs)))(prm)  # noqa: E731
+    per_lane = lambda prm, qs: jax.vmap(jax.grad(loss), in_axes=(None, 0))(prm, qs)  # noqa: E731
+    nested = lambda prm, qs: jax.vmap(jax.vmap(jax.grad(loss, argnums=1), in_axes=(None, 0)), in_axes=(None, 0))(  # noqa: E731
+        prm, qs.reshape(2, 2, -1))
+    for name, fn in (("grad of a batch sum", summed), ("vmap of grad", per_lane), ("nested vmap", nested)):
+        got, ref = _on("compiled", fn, x["prm"], qs), _on("jax", fn, x["prm"], qs)
+        if name != "nested vmap":
+            got, ref = sym(got), sym(ref)
+        for (path, a), b in zip(jax.tree_util.tree_leaves_with_path(got), jax.tree_util.tree_leaves(ref)):
+            assert_close(a, b, REL, what=f"{name} {jax.tree_util.keystr(path)}")
 
 
 def test_m_inverse_operators_match_jax_path(setup):
