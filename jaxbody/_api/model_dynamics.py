@@ -149,8 +149,8 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def get_articulated_body_inertias(self, state: State):
-        """Articulated-body inertias P about Bo in G (nbodies, 6, 6). Requires Position."""
-        return self._articulated_inertias(state).P
+        """Articulated-body inertias I_A about Bo in G (nbodies, 6, 6). Requires Position."""
+        return self._articulated_inertias(state).I_A
 
     # -- N operators -------------------------------------------------------------------
 

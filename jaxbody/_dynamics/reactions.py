@@ -37,19 +37,20 @@ def _including_constraint_forces(dyn, acc):
 
 
 def calc_mobilizer_reaction_forces(model, pos, vel, dyn, acc):
-    """Articulated-body route: ``F_B = P+ A+ + z+`` with ``A+`` the parent's acceleration shifted to Bo.
+    """Articulated-body route: ``F_B = I_a A+ + bias_to_parent`` with ``A+`` the parent's acceleration shifted to
+    Bo (jaxbody._dynamics.articulated's symbols).
 
     Needs the realized Acceleration stage. Returns (nbodies, 2, 3). Cost: one inward scan.
     """
     topo = model.topology
     dyn = _including_constraint_forces(dyn, acc)
     abi = dyn.articulated
-    P_plus = abi.P - spatial.matmul_t(abi.G, spatial.matmul(abi.P, pos.H_PB_G))
-    z_local = articulated.articulated_bias(model, pos, abi.P, vel, dyn.body_forces, dyn.udot_prescribed)
-    _, z_plus = articulated.aba_forces_inward(model, pos, abi.G, dyn.mobility_forces, z_local)
+    I_a = abi.I_A - spatial.matmul_t(abi.UDinv, spatial.matmul(abi.I_A, pos.H_PB_G))
+    local_bias = articulated.articulated_bias(model, pos, abi.I_A, vel, dyn.body_forces, dyn.udot_prescribed)
+    _, bias_to_parent = articulated.aba_forces_inward(model, pos, abi.UDinv, dyn.mobility_forces, local_bias)
     parent = jnp.asarray(topo.parent_or_ground)
     A_plus = spatial.shift_motion(acc.A_GB[parent], pos.p_PB_G)
-    F_Bo = spatial.unflat(spatial.matvec(P_plus, spatial.flat(A_plus)) + z_plus)
+    F_Bo = spatial.unflat(spatial.matvec(I_a, spatial.flat(A_plus)) + bias_to_parent)
     F = _at_mobilizer_frame(model, pos, F_Bo.at[0].set(0.0))
     return F.at[0].set(_ground_reaction(model, pos, F_Bo) - dyn.body_forces[0])
 

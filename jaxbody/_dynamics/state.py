@@ -81,10 +81,10 @@ class DynamicsCache(eqx.Module):
 
     body_forces: total applied spatial forces (nbodies, 2, 3) at Bo in G (force
     elements plus the State's applied body forces). mobility_forces: (nu,).
-    potential_energy: scalar. articulated: ArticulatedInertias (P, D_inv, G,
+    potential_energy: scalar. articulated: ArticulatedInertias (I_A, D_inv, UDinv,
     udot_known) of jaxbody._dynamics.articulated, RBDA pass 2's inertia part;
-    for a body whose udot is known P passes through (``P+ = P``), D_inv is the
-    identity and G is zero. udot_prescribed: (nu,) the known udots (Simbody's
+    for a body whose udot is known I_A passes through (``I_a = I_A``), D_inv is the
+    identity and UDinv is zero. udot_prescribed: (nu,) the known udots (Simbody's
     presUDot pool, unpacked; zero on free mobilities). zdot: (nz,) the force elements' state-variable
     derivatives dz/dt (Simbody computes them at Acceleration; none of jaxbody's depend on udot).
     gravity_weights: (nbodies, 3) the gravity elements' weights m g (N, in G) at the mass centers, and

@@ -4,8 +4,10 @@
 // vmap_method="expand_dims": an unbatched argument gets size-1 leading dimensions). The outputs' leading
 // dimensions are the batch; an input whose leading dimension is 1 is shared by all lanes along it (numpy
 // broadcasting), so a model's numbers are read once, not copied per lane. Lanes are split over threads
-// (std::thread) when the batch is large enough to pay for them.
+// (XLA's intra-op thread pool) when the batch is large enough to pay for them.
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <cstdint>
 #include <cstdlib>
 #include <thread>
@@ -21,24 +23,41 @@ using namespace jaxbody_kernels;
 
 namespace {
 
-// Runs body(first, last) over [0, lanes) on up to the hardware's threads (JAXBODY_KERNEL_THREADS caps it).
+// Runs body(first, last) over [0, lanes) on XLA's own intra-op thread pool (the FFI ThreadPool context), so
+// the kernels share the process's cores with the rest of the XLA program instead of competing with them
+// through threads of their own; JAXBODY_KERNEL_THREADS caps the threads used. Lanes are claimed in chunks
+// from an atomic counter by the calling thread and by the tasks it schedules; the caller waits only for
+// chunks already claimed, so a task the pool starts late (or never) cannot stall the call: it finds no
+// chunk left and returns.
 template <typename F>
-void parallel_lanes(int64_t lanes, int64_t min_lanes_per_thread, F body) {
-  int64_t threads = std::max<int64_t>(1, std::thread::hardware_concurrency());
+void parallel_lanes(ffi::ThreadPool& pool, int64_t lanes, int64_t min_lanes_per_thread, F body) {
+  int64_t threads = std::max<int64_t>(1, pool.num_threads());
   if (const char* env = std::getenv("JAXBODY_KERNEL_THREADS")) threads = std::max<int64_t>(1, std::atoll(env));
   threads = std::min<int64_t>(threads, std::max<int64_t>(1, lanes / min_lanes_per_thread));
   if (threads <= 1) {
     body(0, lanes);
     return;
   }
-  std::vector<std::thread> pool;
-  const int64_t chunk = (lanes + threads - 1) / threads;
+  struct Progress {
+    std::atomic<int64_t> next{0}, done{0};
+  };
+  auto progress = std::make_shared<Progress>();
+  const int64_t chunk = std::max<int64_t>(min_lanes_per_thread / 2, lanes / (4 * threads));
+  auto work = [progress, lanes, chunk, body]() {
+    for (;;) {
+      const int64_t first = progress->next.fetch_add(chunk);
+      if (first >= lanes) return;
+      const int64_t last = std::min(lanes, first + chunk);
+      body(first, last);
+      progress->done.fetch_add(last - first);
+    }
+  };
   for (int64_t t = 1; t < threads; ++t) {
-    const int64_t first = t * chunk, last = std::min(lanes, first + chunk);
-    if (first < last) pool.emplace_back([=] { body(first, last); });
+    auto task = work;
+    pool.Schedule(std::move(task));
   }
-  body(0, std::min(lanes, chunk));
-  for (auto& th : pool) th.join();
+  work();
+  while (progress->done.load() < lanes) std::this_thread::yield();
 }
 
 // This thread's lane scratch of at least n numbers, kept between calls (a lane overwrites all it reads, as
@@ -54,7 +73,7 @@ template <ffi::DataType DT>
 using Buf = ffi::Buffer<DT>;
 
 template <ffi::DataType DT>
-ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p,
+ffi::Error ForwardDynamics(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W, Buf<DT> known, Buf<DT> udot_p,
                            Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com,
                            Buf<DT> inertia, Buf<DT> armature, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu,
                            ffi::ResultBuffer<DT> udot, ffi::ResultBuffer<DT> A_GB, ffi::ResultBuffer<DT> motion_forces,
@@ -74,7 +93,7 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
   T* udot_out = udot->typed_data();
   T* A_out = A_GB->typed_data();
   T* tau_out = motion_forces->typed_data();
-  parallel_lanes(lanes, 64, [&](int64_t first, int64_t last) {
+  parallel_lanes(pool, lanes, 64, [&](int64_t first, int64_t last) {
     T* scratch = lane_scratch<T>(Work<T>::per_body * tree.nb1);
     Work<T> w;
     w.bind(scratch, tree.nb1);
@@ -90,7 +109,7 @@ ffi::Error ForwardDynamics(Buf<DT> q, Buf<DT> u, Buf<DT> f, Buf<DT> F, Buf<DT> W
 }
 
 template <ffi::DataType DT>
-ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass,
+ffi::Error MInverse(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass,
                     Buf<DT> com, Buf<DT> inertia, Buf<DT> armature, Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> rhs,
                     ffi::ResultBuffer<DT> out, JB_TREE_ATTR_PARAMS) {
   using T = ffi::NativeType<DT>;
@@ -106,7 +125,7 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
   const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead);
   const auto gen = generic_lanes<T>(gR, gp, gH, static_cast<const Buf<DT>*>(nullptr), out_lead);
   T* o = out->typed_data();
-  parallel_lanes(lanes, 16, [&](int64_t first, int64_t last) {
+  parallel_lanes(pool, lanes, 16, [&](int64_t first, int64_t last) {
     T* scratch = lane_scratch<T>(Work<T>::per_body * tree.nb1 + 3 * (nu + 1));
     Work<T> w;
     w.bind(scratch, tree.nb1);
@@ -123,7 +142,7 @@ ffi::Error MInverse(Buf<DT> q, Buf<DT> known, Buf<DT> R_PF, Buf<DT> p_PF, Buf<DT
 
 // The adjoint sweep of inverse dynamics (tree_adjoint.h): lambda (nu,) in, R's input adjoints out.
 template <ffi::DataType DT>
-ffi::Error ResidualAdjoint(Buf<DT> q, Buf<DT> u, Buf<DT> udot, Buf<DT> F, Buf<DT> W, Buf<DT> R_PF, Buf<DT> p_PF,
+ffi::Error ResidualAdjoint(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> udot, Buf<DT> F, Buf<DT> W, Buf<DT> R_PF, Buf<DT> p_PF,
                            Buf<DT> R_BM, Buf<DT> p_BM, Buf<DT> mass, Buf<DT> com, Buf<DT> inertia, Buf<DT> armature,
                            Buf<DT> gR, Buf<DT> gp, Buf<DT> gH, Buf<DT> gHDu, Buf<DT> lambda, ffi::ResultBuffer<DT> q_b,
                            ffi::ResultBuffer<DT> u_b, ffi::ResultBuffer<DT> udot_b, ffi::ResultBuffer<DT> F_b,
@@ -144,7 +163,7 @@ ffi::Error ResidualAdjoint(Buf<DT> q, Buf<DT> u, Buf<DT> udot, Buf<DT> F, Buf<DT
   const auto model = model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead);
   const auto gen = generic_lanes<T>(gR, gp, gH, &gHDu, out_lead);
   const int64_t nb1 = tree.nb1;
-  parallel_lanes(lanes, 32, [&](int64_t first, int64_t last) {
+  parallel_lanes(pool, lanes, 32, [&](int64_t first, int64_t last) {
     T* scratch = lane_scratch<T>((Work<T>::per_body + AdjointWork<T>::per_body) * nb1);
     Work<T> w;
     w.bind(scratch, nb1);
@@ -172,6 +191,7 @@ ffi::Error ResidualAdjoint(Buf<DT> q, Buf<DT> u, Buf<DT> udot, Buf<DT> F, Buf<DT
 
 #define JB_FD_BINDING(DT)                                                                                     \
   ffi::Ffi::Bind()                                                                                            \
+      .Ctx<ffi::ThreadPool>()                                                                                 \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                               \
@@ -179,12 +199,14 @@ ffi::Error ResidualAdjoint(Buf<DT> q, Buf<DT> u, Buf<DT> udot, Buf<DT> F, Buf<DT
 
 #define JB_MINV_BINDING(DT)                                                                                   \
   ffi::Ffi::Bind()                                                                                            \
+      .Ctx<ffi::ThreadPool>()                                                                                 \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Ret<Buf<DT>>() JB_TREE_ATTRS
 
 #define JB_ADJOINT_BINDING(DT)                                                                                \
   ffi::Ffi::Bind()                                                                                            \
+      .Ctx<ffi::ThreadPool>()                                                                                 \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
       .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
