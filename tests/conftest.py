@@ -43,6 +43,10 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "long: slow check, run only with --long")
+    from helpers import count_trace
+    from jaxbody._api.stage_operator import set_trace_hook
+
+    set_trace_hook(count_trace)  # every compiled entry point's traces, counted for the whole session
 
 
 # Files that took longest in a full run (`pytest -n 2 --durations=0`, 2026-11-23; --long checks excluded),

@@ -1,6 +1,9 @@
-"""Shared test helpers: one tolerance check and one central-difference gradient check."""
+"""Shared test helpers: one tolerance check, one central-difference gradient check, and the count of traces
+of jaxbody's compiled entry points."""
 
 from __future__ import annotations
+
+import collections
 
 import jax
 import jax.numpy as jnp
@@ -68,3 +71,18 @@ def assert_grad_matches_fd(f, x, eps, tol, what="", *, grad=None, direction=None
         fd = central_difference(f, x, eps, direction)
     assert_close(ad, fd, tol, what, per_entry=per_entry)
     return ad, fd
+
+
+_TRACES: collections.Counter = collections.Counter()
+
+
+def count_trace(name: str) -> None:
+    """The trace hook conftest.py installs (jaxbody._api.stage_operator.set_trace_hook): one more trace of
+    ``name``."""
+    _TRACES[name] += 1
+
+
+def trace_count(name: str) -> int:
+    """How many times the entry point ``name`` (its ``__qualname__``: the defining class, e.g.
+    ``"Model.realize"``, ``"ModelDynamics.calc_m"``) was traced in this test session."""
+    return _TRACES[name]

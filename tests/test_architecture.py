@@ -211,3 +211,52 @@ def test_no_object_setattr():
     found = {m: lines for m, p in _modules().items() if (lines := _object_setattr_calls(p.read_text()))}
     assert not found, f"object.__setattr__ calls: {found}"
     assert _object_setattr_calls("object.__setattr__(self, 'a', 1)\nsetattr(x, 'a', 1)\nx.__setattr__('a', 1)\n") == [1]
+
+
+STAGE_NAMES = "Topology|Model|Instance|Time|Position|Velocity|Dynamics|Acceleration|Report"
+
+
+def _hand_stated_stages(source: str) -> list[str]:
+    """``@stage_operator`` methods whose docstring states a stage by hand ("Requires Position.", "(requires
+    Velocity)"): the decorator renders it (jaxbody._api.stage_operator), so a second statement can only drift."""
+    import re
+
+    pattern = re.compile(r"requires\s+(?:Stage\.)?(?:%s)\b" % STAGE_NAMES, re.IGNORECASE)
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Call) and getattr(d.func, "id", "") == "stage_operator" for d in node.decorator_list):
+            doc = ast.get_docstring(node) or ""
+            if pattern.search(doc):
+                found.append(f"{node.name} (line {node.lineno})")
+    return found
+
+
+def test_stage_is_stated_once_in_the_decorator():
+    """The stage of a public operator lives in its decorator, which appends it to the docstring; no docstring
+    repeats it by hand, and every rendered docstring ends with the decorator's stage."""
+    found = {m: names for m, p in _modules().items() if (names := _hand_stated_stages(p.read_text()))}
+    assert not found, f"docstrings stating a stage by hand: {found}"
+    planted = ("@stage_operator(Stage.Position)\ndef a(self, state):\n    '''P (mp, nu) (requires Position).'''\n"
+               "@stage_operator()\ndef b(self, state):\n    '''Requires Velocity.'''\n"
+               "def c(self, state):\n    '''Requires Velocity.'''\n")
+    assert _hand_stated_stages(planted) == ["a (line 2)", "b (line 5)"]
+
+    import re
+
+    import jaxbody as jb
+
+    rendered = 0
+    for cls in (jb.Model, jb.MobilizedBody, jb.Constraint):
+        for name in dir(cls):
+            method = getattr(cls, name)
+            if getattr(method, "__jaxbody_operator__", False):
+                stage = method.__jaxbody_stage__
+                doc = method.__doc__ or ""
+                if stage is None:
+                    assert not re.search(r"Requires (%s)\." % STAGE_NAMES, doc), \
+                        f"{cls.__name__}.{name}: no stage declared, yet the docstring names one"
+                else:
+                    assert doc.endswith(f"Requires {stage.name}."), f"{cls.__name__}.{name}: stage not rendered"
+                    rendered += 1
+    assert rendered > 100

@@ -188,32 +188,32 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
 
     @stage_operator(Stage.Position)
     def get_position_errors_as_vector(self, state: State):
-        """perr (mp,) of this constraint (requires Position)."""
+        """perr (mp,) of this constraint."""
         p, _, _ = self._rows()
         return state.position.position_errors[p]
 
     @stage_operator(Stage.Velocity)
     def get_velocity_errors_as_vector(self, state: State):
-        """(pverr, verr) (mp + mv,) (requires Velocity)."""
+        """(pverr, verr) (mp + mv,)."""
         p, v, _ = self._rows()
         return state.velocity.velocity_errors[np.concatenate([p, v])]
 
     @stage_operator(Stage.Acceleration)
     def get_acceleration_errors_as_vector(self, state: State):
-        """(paerr, vaerr, aerr) (mp + mv + ma,) (requires Acceleration)."""
+        """(paerr, vaerr, aerr) (mp + mv + ma,)."""
         rows = np.concatenate(self._rows())
         return state.acceleration.acceleration_errors[rows]
 
     @stage_operator(Stage.Acceleration)
     def get_multipliers_as_vector(self, state: State):
-        """lambda (mp + mv + ma,) (requires Acceleration); vector equations' multipliers are in A."""
+        """lambda (mp + mv + ma,); vector equations' multipliers are in A."""
         rows = np.concatenate(self._rows())
         return state.acceleration.multipliers[rows]
 
     @stage_operator(Stage.Acceleration)
     def calc_power(self, state: State):
         """Power of this constraint's forces, Simbody's sign: ``-lambda . (G u)`` over its rows, from the
-        Acceleration cache (its multipliers and G, of the Model the State was realized with). Requires Acceleration."""
+        Acceleration cache (its multipliers and G, of the Model the State was realized with)."""
         rows = np.concatenate(self._rows())
         acc = state.acceleration
         return -jnp.dot(acc.multipliers[rows], acc.constraint_matrix[rows] @ state.u)
@@ -224,47 +224,47 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
         p, _, _ = self._rows()
         return model.calc_constraint_position_errors(state.set_q(q))[p]
 
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_velocity_error_from_u(self, state: State, u, model):
-        """(pverr, verr) for speeds u (requires Position)."""
+        """(pverr, verr) for speeds u."""
         p, v, _ = self._rows()
         return model.calc_constraint_velocity_errors(state, u)[np.concatenate([p, v])]
 
-    @stage_operator()
+    @stage_operator(Stage.Velocity)
     def calc_acceleration_error_from_udot(self, state: State, udot, model):
-        """(paerr, vaerr, aerr) for udot (requires Velocity)."""
+        """(paerr, vaerr, aerr) for udot."""
         return model.calc_constraint_acceleration_errors(state, udot)[np.concatenate(self._rows())]
 
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_position_constraint_matrix_p(self, state: State, model):
-        """This constraint's rows of P (mp, nu) (requires Position)."""
+        """This constraint's rows of P (mp, nu)."""
         return model.calc_p(state)[self._rows()[0]]
 
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_position_constraint_matrix_pt(self, state: State, model):
         return self.calc_position_constraint_matrix_p(state, model).T
 
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_position_constraint_matrix_pn_inv(self, state: State, model):
-        """``P N^-1`` (mp, nq): this constraint's rows of Pq (requires Position)."""
+        """``P N^-1`` (mp, nq): this constraint's rows of Pq."""
         return model.calc_pq(state)[self._rows()[0]]
 
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_velocity_constraint_matrix_v(self, state: State, model):
-        """This constraint's rows of V (mv, nu) (requires Position)."""
+        """This constraint's rows of V (mv, nu)."""
         p, v, _ = self._rows()
         return model.calc_pv(state)[v]
 
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_velocity_constraint_matrix_vt(self, state: State, model):
         return self.calc_velocity_constraint_matrix_v(state, model).T
 
-    @stage_operator()
+    @stage_operator(Stage.Velocity)
     def calc_acceleration_constraint_matrix_a(self, state: State, model):
-        """This constraint's rows of A (ma, nu) (requires Velocity)."""
+        """This constraint's rows of A (ma, nu)."""
         return model.calc_g(state)[self._rows()[2]]
 
-    @stage_operator()
+    @stage_operator(Stage.Velocity)
     def calc_acceleration_constraint_matrix_at(self, state: State, model):
         return self.calc_acceleration_constraint_matrix_a(state, model).T
 

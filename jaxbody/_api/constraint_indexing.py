@@ -145,7 +145,7 @@ class ConstraintIndexing:
         (ncu,) on the constrained u's) for this constraint's multipliers ``lambda_`` (mp + mv + ma,).
 
         Simbody's Constraint::calcConstraintForcesFromMultipliers: the sign of G^T lambda (opposite to applied
-        forces); q-level forces are mapped to u by N^T. Requires Velocity. ncb = get_num_constrained_bodies(),
+        forces); q-level forces are mapped to u by N^T. ncb = get_num_constrained_bodies(),
         ncu = get_num_constrained_u(state).
         """
         whole = self.set_my_part_in_constraint_space_vector(state, lambda_)
@@ -157,8 +157,7 @@ class ConstraintIndexing:
     @stage_operator(Stage.Acceleration)
     def get_constraint_forces_as_vectors(self, state: State, model):
         """(body forces (ncb, 2, 3) in G at each constrained body's origin, mobility forces (ncu,) on the
-        constrained u's) from this constraint's realized multipliers, with the sign of G^T lambda (requires
-        Acceleration)."""
+        constrained u's) from this constraint's realized multipliers, with the sign of G^T lambda."""
         lam = self.get_multipliers_as_vector(state)
         whole = self.set_my_part_in_constraint_space_vector(state, lam)
         F, f = model.calc_constraint_forces_from_multipliers(state, whole)
@@ -166,12 +165,12 @@ class ConstraintIndexing:
 
     @stage_operator(Stage.Acceleration)
     def get_constrained_body_forces_as_vector(self, state: State, model):
-        """Body forces (ncb, 2, 3) in G of get_constraint_forces_as_vectors (requires Acceleration)."""
+        """Body forces (ncb, 2, 3) in G of get_constraint_forces_as_vectors."""
         return self.get_constraint_forces_as_vectors(state, model)[0]
 
     @stage_operator(Stage.Acceleration)
     def get_constrained_mobility_forces_as_vector(self, state: State, model):
-        """Mobility forces (ncu,) of get_constraint_forces_as_vectors (requires Acceleration)."""
+        """Mobility forces (ncu,) of get_constraint_forces_as_vectors."""
         return self.get_constraint_forces_as_vectors(state, model)[1]
 
 

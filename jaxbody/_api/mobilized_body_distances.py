@@ -57,7 +57,7 @@ class MobilizedBodyDistances:
     # checks Position.
     @stage_operator()
     def calc_station_to_station_distance(self, state: State, location_on_B, body_A, location_on_A):
-        """|p_GPA - p_GPB| (m) for station PB of B and PA of A. Requires Position (none if A is B)."""
+        """|p_GPA - p_GPB| (m) for station PB of B and PA of A; a State realized to Position unless A is B."""
         if self._is_same(body_A):
             return spatial.safe_norm(jnp.asarray(location_on_A) - jnp.asarray(location_on_B))
         r = body_A.find_station_location_in_ground(state, location_on_A) - self.find_station_location_in_ground(state, location_on_B)
@@ -65,7 +65,7 @@ class MobilizedBodyDistances:
 
     @stage_operator(Stage.Velocity)
     def calc_station_to_station_distance_time_derivative(self, state: State, location_on_B, body_A, location_on_A):
-        """d/dt of the station-to-station distance (m/s); the relative speed when coincident. Requires Velocity."""
+        """d/dt of the station-to-station distance (m/s); the relative speed when coincident."""
         if self._is_same(body_A):
             return jnp.zeros((), state.q.dtype)
         rB, vB = self.find_station_location_and_velocity_in_ground(state, location_on_B)
@@ -74,7 +74,7 @@ class MobilizedBodyDistances:
 
     @stage_operator(Stage.Acceleration)
     def calc_station_to_station_distance_2nd_time_derivative(self, state: State, location_on_B, body_A, location_on_A):
-        """d^2/dt^2 of the station-to-station distance (m/s^2), Simbody's conventions. Requires Acceleration."""
+        """d^2/dt^2 of the station-to-station distance (m/s^2), Simbody's conventions."""
         if self._is_same(body_A):
             return jnp.zeros((), state.q.dtype)
         rB, vB, aB = self.find_station_location_velocity_and_acceleration_in_ground(state, location_on_B)
@@ -110,7 +110,6 @@ class MobilizedBodyDistances:
 
         P is at ``location_on_B`` (p_BP in B) with velocity ``velocity_on_B`` taken in B and
         expressed in B: ``v_AP = v_AS + R_AB v_rel``, S the station of B coincident with P.
-        Requires Velocity.
         """
         v_AS = self.find_station_velocity_in_another_body(state, location_on_B, in_body_A)
         return v_AS + self.express_vector_in_another_body_frame(state, velocity_on_B, in_body_A)
@@ -123,8 +122,7 @@ class MobilizedBodyDistances:
 
         ``a_AP = a_AS + 2 w_AB x (R_AB v_rel) + R_AB a_rel`` where S is the station of B
         coincident with P and v_rel, a_rel are the point's velocity and acceleration taken in B,
-        expressed in B. Requires Acceleration.
-        """
+        expressed in B."""
         a_AS = self.find_station_acceleration_in_another_body(state, location_on_B, in_body_A)
         w_AB = self.find_body_angular_velocity_in_another_body(state, in_body_A)
         v_rel = self.express_vector_in_another_body_frame(state, velocity_on_B, in_body_A)
@@ -138,8 +136,7 @@ class MobilizedBodyDistances:
         """d/dt |p_PB PA| (m/s) for points PB moving on B and PA moving on A.
 
         Locations are stations in their bodies' frames; velocities are their time derivatives
-        taken in those frames. Relative speed when the points coincide. Requires Velocity.
-        """
+        taken in those frames. Relative speed when the points coincide."""
         rB, vB = self._moving_point_in_ground(state, location_on_B, velocity_on_B)
         rA, vA = body_A._moving_point_in_ground(state, location_on_A, velocity_on_A)
         return _distance_rate(rA - rB, vA - vB)
@@ -152,7 +149,6 @@ class MobilizedBodyDistances:
         """d^2/dt^2 |p_PB PA| (m/s^2) for points moving on B and A (see the first derivative).
 
         Accelerations are second time derivatives of the locations taken in their body frames.
-        Requires Acceleration.
         """
         rB, vB, aB = self._moving_point_in_ground(state, location_on_B, velocity_on_B, acceleration_on_B)
         rA, vA, aA = body_A._moving_point_in_ground(state, location_on_A, velocity_on_A, acceleration_on_A)

@@ -31,27 +31,25 @@ class MobilizedBodyForces:
 
     @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_body_at_m_in_ground(self, state: State, model):
-        """Spatial force (2, 3) this body's mobilizer applies to it, at Mo, in G. Requires Acceleration.
-
-        ``model`` is the Model the state was realized with (the reaction needs its parameters).
+        """Spatial force (2, 3) this body's mobilizer applies to it, at Mo, in G. ``model`` is the Model the state was realized with (the reaction needs its parameters).
         """
         return model.calc_mobilizer_reaction_forces(state)[self.index]
 
     @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_body_at_origin_in_ground(self, state: State, model):
-        """The same reaction moved to the body origin Bo: ``[t_M + p_BM_G x f ; f]``. Requires Acceleration."""
+        """The same reaction moved to the body origin Bo: ``[t_M + p_BM_G x f ; f]``."""
         F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state, model)
         p_BM_G = spatial.matvec(state.position.R_GB[self.index], model.parameters.p_BM[self.index])
         return jnp.stack([F[0] + jnp.cross(p_BM_G, F[1]), F[1]])
 
     @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_parent_at_f_in_ground(self, state: State, model):
-        """Equal and opposite reaction on the parent, moved to the inboard frame origin Fo, in G. Requires Acceleration."""
+        """Equal and opposite reaction on the parent, moved to the inboard frame origin Fo, in G."""
         return self._reaction_on_parent_at(state, model, at_frame_F=True)
 
     @stage_operator(Stage.Acceleration)
     def find_mobilizer_reaction_on_parent_at_origin_in_ground(self, state: State, model):
-        """Equal and opposite reaction on the parent, moved to the parent's origin Po, in G. Requires Acceleration."""
+        """Equal and opposite reaction on the parent, moved to the parent's origin Po, in G."""
         return self._reaction_on_parent_at(state, model, at_frame_F=False)
 
     def _reaction_on_parent_at(self, state, model, at_frame_F):
@@ -88,7 +86,7 @@ class MobilizedBodyForces:
 
     @stage_operator(Stage.Position)
     def apply_force_to_body_point(self, state: State, station_B, force_G, body_forces):
-        """body_forces plus force ``force_G`` (in G) applied at station ``station_B`` (in B). Requires Position."""
+        """body_forces plus force ``force_G`` (in G) applied at station ``station_B`` (in B)."""
         r = self.express_vector_in_ground_frame(state, station_B)
         f = jnp.asarray(force_G)
         return self._check_body_forces(state, body_forces).at[self.index].add(jnp.stack([jnp.cross(r, f), f]))
@@ -107,8 +105,7 @@ class MobilizedBodyForces:
         """u-space force ``N^T f_q`` (nu,) for a q-space force ``f_q`` (nq in use,) of this mobilizer.
 
         Power is preserved: ``f_q . qdot = f_u . u``. N depends on q and the State's Euler/quaternion mode
-        only (no Model numbers), so no Model is needed. Requires Position.
-        """
+        only (no Model numbers), so no Model is needed."""
         mob = self.mobilizer_in(state)
         f_q = jnp.asarray(f_q, state.q.dtype)
         if f_q.shape != (mob.nq_in_use,):

@@ -122,12 +122,12 @@ class MobilizedBodyMass:
 
     @stage_operator(Stage.Position)
     def express_mass_properties_in_ground_frame(self, state: State) -> MassPropertiesArrays:
-        """B's mass properties about Bo, re-expressed (not shifted) in G. Requires Position."""
+        """B's mass properties about Bo, re-expressed (not shifted) in G."""
         return self._mass_properties_in_ground(state)
 
     @stage_operator(Stage.Position)
     def express_mass_properties_in_another_body_frame(self, state: State, in_body_A) -> MassPropertiesArrays:
-        """B's mass properties about Bo, re-expressed (not shifted) in A. Requires Position."""
+        """B's mass properties about Bo, re-expressed (not shifted) in A."""
         m, c_G, I_G = self._mass_properties_in_ground(state)
         R_GA = state.position.R_GB[in_body_A.index]
         return MassPropertiesArrays(m, spatial.mattvec(R_GA, c_G), spatial.tmatmul(R_GA, spatial.matmul(I_G, R_GA)))
@@ -137,21 +137,21 @@ class MobilizedBodyMass:
 
     @stage_operator(Stage.Position)
     def get_body_spatial_inertia_in_ground(self, state: State):
-        """Spatial inertia Mk about Bo in G (6, 6), from the Position cache. Requires Position."""
+        """Spatial inertia Mk about Bo in G (6, 6), from the Position cache."""
         return state.position.Mk_G[self.index]
 
     # No stage in the decorator: Ground needs none (as in Simbody); other bodies are checked by
     # get_body_spatial_inertia_in_ground.
-    @stage_operator()
+    @stage_operator(Stage.Position)
     def calc_body_spatial_inertia_matrix_in_ground(self, state: State):
-        """``[[I_Bo, [m c]x], [-[m c]x, m 1]]`` (6, 6) in G; Ground: diag(inf) as in Simbody. Requires Position."""
+        """``[[I_Bo, [m c]x], [-[m c]x, m 1]]`` (6, 6) in G; Ground: diag(inf) as in Simbody."""
         if self.is_ground():
             return jnp.diag(jnp.full(6, jnp.inf, dtype=state.q.dtype))
         return self.get_body_spatial_inertia_in_ground(state)
 
     @stage_operator(Stage.Position)
     def calc_body_inertia_about_another_body_station(self, state: State, in_body_A, about_location_on_A):
-        """Inertia of B about station PA of A, expressed in A (3, 3). Requires Position."""
+        """Inertia of B about station PA of A, expressed in A (3, 3)."""
         m, c_G, I_o_G = self._mass_properties_in_ground(state)
         p_GPA = in_body_A.find_station_location_in_ground(state, about_location_on_A)
         p_BoPA_G = p_GPA - state.position.p_GB[self.index]
@@ -161,13 +161,13 @@ class MobilizedBodyMass:
 
     @stage_operator(Stage.Velocity)
     def calc_body_momentum_about_body_origin_in_ground(self, state: State):
-        """Mk_G V_GB (2, 3): (angular momentum about Bo, linear momentum) in G. Requires Velocity."""
+        """Mk_G V_GB (2, 3): (angular momentum about Bo, linear momentum) in G."""
         Mk = state.position.Mk_G[self.index]
         return spatial.unflat(spatial.matvec(Mk, spatial.flat(state.velocity.V_GB[self.index])))
 
     @stage_operator(Stage.Velocity)
     def calc_body_momentum_about_body_mass_center_in_ground(self, state: State):
-        """(I_Bc w_GB, m v_GBc) (2, 3) in G: momentum with the angular part about Bc. Requires Velocity."""
+        """(I_Bc w_GB, m v_GBc) (2, 3) in G: momentum with the angular part about Bc."""
         m, c_G, I_o_G = self._mass_properties_in_ground(state)
         V = state.velocity.V_GB[self.index]
         I_c_G = I_o_G - _point_inertia(m, c_G)

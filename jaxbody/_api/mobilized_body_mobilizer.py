@@ -56,35 +56,35 @@ class MobilizedBodyMobilizer:
 
     @stage_operator(Stage.Velocity)
     def get_one_q_dot(self, state: State, which: int):
-        """qdot of this mobilizer's q ``which`` (0..nq-1). Requires Velocity."""
+        """qdot of this mobilizer's q ``which`` (0..nq-1)."""
         self._check_q_index(which, state)
         return state.velocity.qdot[self.q_start + which]
 
     @stage_operator(Stage.Velocity)
     def get_q_dot_as_vector(self, state: State):
-        """qdot of this mobilizer's q in use, (nq,). Requires Velocity."""
+        """qdot of this mobilizer's q in use, (nq,)."""
         return state.velocity.qdot[self._q_slice(state)]
 
     @stage_operator(Stage.Acceleration)
     def get_one_u_dot(self, state: State, which: int):
-        """udot of this mobilizer's u ``which`` (0..nu-1). Requires Acceleration."""
+        """udot of this mobilizer's u ``which`` (0..nu-1)."""
         self._check_u_index(which)
         return state.acceleration.udot[self.u_start + which]
 
     @stage_operator(Stage.Acceleration)
     def get_u_dot_as_vector(self, state: State):
-        """udot of this mobilizer, (nu,). Requires Acceleration."""
+        """udot of this mobilizer, (nu,)."""
         return state.acceleration.udot[self._u_slice()]
 
     @stage_operator(Stage.Acceleration)
     def get_one_q_dot_dot(self, state: State, which: int):
-        """qdotdot of this mobilizer's q ``which``. Requires Acceleration."""
+        """qdotdot of this mobilizer's q ``which``."""
         self._check_q_index(which, state)
         return state.acceleration.qdotdot[self.q_start + which]
 
     @stage_operator(Stage.Acceleration)
     def get_q_dot_dot_as_vector(self, state: State):
-        """qdotdot of this mobilizer's q in use, (nq,). Requires Acceleration."""
+        """qdotdot of this mobilizer's q in use, (nq,)."""
         return state.acceleration.qdotdot[self._q_slice(state)]
 
     @stage_operator()
@@ -104,13 +104,13 @@ class MobilizedBodyMobilizer:
 
     @stage_operator(Stage.Position)
     def get_mobilizer_transform(self, state: State) -> Transform:
-        """X_FM (requires Position)."""
+        """X_FM."""
         pos = state.position
         return Transform(pos.R_FM[self.index], pos.p_FM[self.index])
 
     @stage_operator(Stage.Velocity)
     def get_mobilizer_velocity(self, state: State):
-        """V_FM = (w_FM, v_FMo) measured and expressed in F, shape (2, 3) (requires Velocity)."""
+        """V_FM = (w_FM, v_FMo) measured and expressed in F, shape (2, 3)."""
         return state.velocity.V_FM[self.index]
 
     @stage_operator(Stage.Acceleration)
@@ -119,8 +119,7 @@ class MobilizedBodyMobilizer:
 
         ``A_FM = d/dt V_FM = H_FM udot + HDot_FM u`` (linear part at Mo). H_FM comes from the
         Position cache; HDot_FM is recomputed by the mobilizer with ``model``'s parameters (Screw and
-        Ellipsoid have some), so ``model`` is the Model the state was realized with. Requires Acceleration.
-        """
+        Ellipsoid have some), so ``model`` is the Model the state was realized with."""
         mob = self._mobilizer_for(model)
         nu = mob.nu
         dtype = state.u.dtype
@@ -148,13 +147,13 @@ class MobilizedBodyMobilizer:
 
     @stage_operator(Stage.Position)
     def get_h_col(self, state: State, which: int):
-        """Column ``which`` of H_PB_G as a (2, 3) spatial vector: V_PB_G = H u (in G, at Bo). Requires Position."""
+        """Column ``which`` of H_PB_G as a (2, 3) spatial vector: V_PB_G = H u (in G, at Bo)."""
         self._check_u_index(which)
         return state.position.H_PB_G[self.index][:, which].reshape(2, 3)
 
     @stage_operator(Stage.Position)
     def get_h_fm_col(self, state: State, which: int):
-        """Column ``which`` of H_FM as a (2, 3) spatial vector: V_FM = H_FM u (in F, at Mo). Requires Position."""
+        """Column ``which`` of H_FM as a (2, 3) spatial vector: V_FM = H_FM u (in F, at Mo)."""
         self._check_u_index(which)
         return state.position.H_FM[self.index][:, which].reshape(2, 3)
 

@@ -208,7 +208,7 @@ class MobilizedBodyMotion:
 
     @stage_operator(Stage.Acceleration)
     def get_tau_as_vector(self, state: State):
-        """(nu,) this mobilizer's prescribed-motion forces motion_forces (zero if free). Requires Acceleration."""
+        """(nu,) this mobilizer's prescribed-motion forces motion_forces (zero if free)."""
         return state.acceleration.motion_forces[self._u_slice()]
 
     @stage_operator()

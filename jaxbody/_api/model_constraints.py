@@ -64,32 +64,32 @@ class ModelConstraints:
 
     @stage_operator(Stage.Position, jit=True)
     def calc_constraint_velocity_errors(self, state: State, u):
-        """(pverr, verr) (mp + mv,) for speeds u (requires Position)."""
+        """(pverr, verr) (mp + mv,) for speeds u."""
         c = self.constraints
         mask = self._row_mask(state)[: c.mp + c.mv]
         return equations.velocity_errors(self, state.t, state.q, state.position, jnp.asarray(u)) * mask
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_constraint_acceleration_errors(self, state: State, udot):
-        """``G udot + bias`` (m,) for any udot (requires Velocity)."""
+        """``G udot + bias`` (m,) for any udot."""
         return self._constraint_ops(state).acceleration_errors(self._mobility(udot, "udot"))
 
     @stage_operator(Stage.Position, jit=True)
     def get_q_err(self, state: State):
-        """Simbody's qErr: constraint position errors then quaternion norm errors (requires Position)."""
+        """Simbody's qErr: constraint position errors then quaternion norm errors."""
         pos = state.position
         perr = pos.position_errors if pos.position_errors is not None else jnp.zeros(0, state.q.dtype)
         return jnp.concatenate([perr, pos.quaternion_errors])
 
     @stage_operator(Stage.Velocity, jit=True)
     def get_u_err(self, state: State):
-        """Simbody's uErr: (pverr, verr) (mp + mv,) (requires Velocity)."""
+        """Simbody's uErr: (pverr, verr) (mp + mv,)."""
         vel = state.velocity
         return vel.velocity_errors if vel.velocity_errors is not None else jnp.zeros(0, state.q.dtype)
 
     @stage_operator(Stage.Acceleration, jit=True)
     def get_udot_err(self, state: State):
-        """Simbody's udotErr: acceleration errors (m,) after forward dynamics (requires Acceleration)."""
+        """Simbody's udotErr: acceleration errors (m,) after forward dynamics."""
         acc = state.acceleration
         return acc.acceleration_errors if acc.acceleration_errors is not None else jnp.zeros(0, state.q.dtype)
 
@@ -97,7 +97,7 @@ class ModelConstraints:
 
     @stage_operator(Stage.Velocity, jit=True)
     def multiply_by_g(self, state: State, ulike, bias=None):
-        """``G ulike`` (m,) (requires Velocity). ``bias`` (from calc_bias_for_multiply_by_g) is accepted for
+        """``G ulike`` (m,). ``bias`` (from calc_bias_for_multiply_by_g) is accepted for
         Simbody's signature; the product is exact either way (a forward-mode derivative)."""
         return self._constraint_ops(state).multiply_by_g(self._mobility(ulike, "ulike"))
 
@@ -108,12 +108,12 @@ class ModelConstraints:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_bias_for_acceleration_constraints(self, state: State):
-        """Acceleration errors at udot = 0 (m,), so ``G udot + bias = aerr`` (requires Velocity)."""
+        """Acceleration errors at udot = 0 (m,), so ``G udot + bias = aerr``."""
         return self._constraint_ops(state).acceleration_bias
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_g(self, state: State):
-        """G (m, nu) (requires Velocity). Read from the Acceleration cache when realized (forward dynamics forms
+        """G (m, nu). Read from the Acceleration cache when realized (forward dynamics forms
         it), else formed now: m inward sweeps, O(m n)."""
         if state.get_system_stage() >= Stage.Acceleration and state.acceleration.constraint_matrix is not None:
             return state.acceleration.constraint_matrix
@@ -121,89 +121,89 @@ class ModelConstraints:
 
     @stage_operator(Stage.Velocity, jit=True)
     def multiply_by_g_transpose(self, state: State, lam):
-        """``G^T lambda`` (nu,) (requires Velocity). O(n)."""
+        """``G^T lambda`` (nu,). O(n)."""
         return self._constraint_ops(state).multiply_by_g_transpose(self._vec(lam, self.constraints.m, "lambda"))
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Velocity, jit=True)
     def calc_g_transpose(self, state: State):
-        """G^T (nu, m), built from constraint forces (requires Velocity)."""
+        """G^T (nu, m), built from constraint forces."""
         return self.calc_g(state).T
 
     # -- P, Pq -----------------------------------------------------------------------------------------
 
     @stage_operator(Stage.Position, jit=True)
     def calc_pv(self, state: State):
-        """[P; V] (mp + mv, nu): velocity-level constraint matrix (requires Position)."""
+        """[P; V] (mp + mv, nu): velocity-level constraint matrix."""
         return _velocity_ops(self, state).calc_pv()
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_pv_transpose(self, state: State):
         return self.calc_pv(state).T
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_pv(self, state: State, ulike, bias=None):
-        """``[P; V] ulike`` (mp + mv,) (requires Position): a forward-mode derivative of (pverr, verr), one
+        """``[P; V] ulike`` (mp + mv,): a forward-mode derivative of (pverr, verr), one
         outward sweep. ``bias`` is accepted for Simbody's signature; the product is exact either way."""
         ulike = self._mobility(ulike, "ulike")
         return jax.jvp(_velocity_ops(self, state).velocity_errors, (jnp.zeros_like(ulike),), (ulike,))[1]
 
     @stage_operator(Stage.Position, jit=True)
     def calc_bias_for_multiply_by_pv(self, state: State):
-        """(pverr, verr) at u = 0 (mp + mv,): the explicit time dependence (requires Position)."""
+        """(pverr, verr) at u = 0 (mp + mv,): the explicit time dependence."""
         return _velocity_ops(self, state).velocity_bias
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_pv_transpose(self, state: State, lam):
-        """``[P; V]^T lambda`` for lambda (mp + mv,) (requires Position). O(n)."""
+        """``[P; V]^T lambda`` for lambda (mp + mv,). O(n)."""
         c = self.constraints
         return _velocity_ops(self, state).multiply_by_pv_transpose(self._vec(lam, c.mp + c.mv, "lambda"))
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_p(self, state: State):
-        """P (mp, nu): holonomic rows, ``pverr = P u + c(t)`` (requires Position)."""
+        """P (mp, nu): holonomic rows, ``pverr = P u + c(t)``."""
         return self.calc_pv(state)[: self.constraints.mp]
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_pt(self, state: State):
         return self.calc_p(state).T
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_pq(self, state: State):
-        """``Pq = P N^-1`` (mp, nq), so ``Pq N = P`` (requires Position)."""
+        """``Pq = P N^-1`` (mp, nq), so ``Pq N = P``."""
         P = self.calc_p(state)
         n_inv_t = lambda row: mobilizer_groups.multiply_by_n_inv_transpose(self.topology, self.parameters, state.q, row)
         return jax.vmap(n_inv_t)(P)
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def calc_pq_transpose(self, state: State):
         return self.calc_pq(state).T
 
     @stage_operator(Stage.Position, jit=True)
     def calc_bias_for_multiply_by_pq(self, state: State):
-        """pverr at u = 0 (mp,): the explicit time dependence c(t) (requires Position)."""
+        """pverr at u = 0 (mp,): the explicit time dependence c(t)."""
         return _velocity_ops(self, state).velocity_bias[: self.constraints.mp]
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_pq(self, state: State, qlike, bias=None):
-        """``Pq qlike`` (mp,) (requires Position). ``bias`` accepted for Simbody's signature."""
+        """``Pq qlike`` (mp,). ``bias`` accepted for Simbody's signature."""
         ulike = self.multiply_by_n_inv(state, self._vec(qlike, self.topology.nq, "qlike"))
         return self.calc_p(state) @ ulike
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Position, jit=True)
     def multiply_by_pq_transpose(self, state: State, lam_p):
-        """``Pq^T lambda_p`` (nq,) (requires Position)."""
+        """``Pq^T lambda_p`` (nq,)."""
         return self.calc_pq(state).T @ self._vec(lam_p, self.constraints.mp, "lambda_p")
 
     # -- dynamics ----------------------------------------------------------------------------------------
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_projected_m_inv(self, state: State):
-        """``G M^-1 G^T`` (m, m) (requires Velocity). m articulated-body solves, no M formed."""
+        """``G M^-1 G^T`` (m, m). m articulated-body solves, no M formed."""
         return self._constraint_ops(state).calc_projected_m_inv()
 
     @stage_operator(Stage.Velocity)
     def solve_for_constraint_impulses(self, state: State, delta_v):
-        """Impulses pi (m,) with ``G M^-1 G^T pi = delta_v`` (minimum-norm least squares; requires Velocity)."""
+        """Impulses pi (m,) with ``G M^-1 G^T pi = delta_v`` (minimum-norm least squares)."""
         ops = self._constraint_ops(state)
         G = ops.calc_g()
         return ops.solve_projected(G, ops.multiply_by_m_inv_g_transpose(G).udot, self._vec(delta_v, self.constraints.m, "delta_v") * ops.mask)
@@ -212,7 +212,7 @@ class ModelConstraints:
     def calc_acceleration(self, state: State, mobility_forces, body_forces):
         """Constrained forward dynamics for the given forces (gravity not added): (udot (nu,), A_GB).
 
-        Solves ``M udot + G^T lambda = f + J^T F - c``, ``G udot + bias = 0`` (requires Velocity).
+        Solves ``M udot + G^T lambda = f + J^T F - c``, ``G udot + bias = 0``.
         """
         tree = self._tree_accelerations(state, mobility_forces, body_forces)
         if not self.constraints.m:
@@ -222,29 +222,28 @@ class ModelConstraints:
 
     @stage_operator(Stage.Acceleration, jit=True)
     def get_constraint_multipliers(self, state: State):
-        """lambda (m,) from forward dynamics (requires Acceleration)."""
+        """lambda (m,) from forward dynamics."""
         acc = state.acceleration
         return acc.multipliers if acc.multipliers is not None else jnp.zeros(0, state.q.dtype)
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_constraint_forces_from_multipliers(self, state: State, lam):
-        """(body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,)) with ``J^T F + f = G^T lambda``
-        (requires Velocity). These are the negative of the forces the constraints apply."""
+        """(body forces (nbodies, 2, 3) at Bo in G, mobility forces (nu,)) with ``J^T F + f = G^T lambda``. These are the negative of the forces the constraints apply."""
         lam = self._vec(lam, self.constraints.m, "lambda") * self._row_mask(state)
         return self._constraint_ops(state).constraint_forces(lam)
 
     @stage_operator(Stage.Acceleration, jit=True)
     def find_constraint_forces(self, state: State):
         """Constraint forces of the realized multipliers: (body forces, mobility forces) as in
-        calc_constraint_forces_from_multipliers (requires Acceleration)."""
+        calc_constraint_forces_from_multipliers."""
         acc = state.acceleration
         if acc.constraint_body_forces is None:
             return jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype), jnp.zeros(self.topology.nu, state.q.dtype)
         return acc.constraint_body_forces, acc.constraint_mobility_forces
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def calc_constraint_power(self, state: State):
-        """Power of all constraints, Simbody's sign: ``-lambda . (G u)`` (requires Acceleration)."""
+        """Power of all constraints, Simbody's sign: ``-lambda . (G u)``."""
         lam = self.get_constraint_multipliers(state)
         if not self.constraints.m:
             return jnp.zeros((), state.q.dtype)
@@ -252,7 +251,7 @@ class ModelConstraints:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_residual_force(self, state: State, mobility_forces, body_forces, udot, lam):
-        """``M udot + c + G^T lambda - f - J^T F`` (nu,) (requires Velocity)."""
+        """``M udot + c + G^T lambda - f - J^T F`` (nu,)."""
         r = self.calc_residual_force_ignoring_constraints(state, mobility_forces, body_forces, udot)
         if not self.constraints.m:
             return r

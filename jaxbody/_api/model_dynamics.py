@@ -67,7 +67,7 @@ class ModelDynamics:
     def calc_acceleration_ignoring_constraints(self, state: State, mobility_forces, body_forces):
         """Forward dynamics of the tree: udot from ``M udot + motion_forces = f + J^T F - c`` (articulated-body, O(n)).
 
-        Requires Velocity. Args: mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G
+        Args: mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G
         (these are all the forces: gravity is not added). Known udots (locks, Motions) are
         honoured. Returns (udot (nu,), A_GB (nbodies, 2, 3)).
         """
@@ -85,7 +85,7 @@ class ModelDynamics:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_residual_force_ignoring_constraints(self, state: State, mobility_forces, body_forces, udot):
-        """Inverse dynamics ``M udot + c - f - J^T F`` (nu,). Requires Velocity. Cost: O(n)."""
+        """Inverse dynamics ``M udot + c - f - J^T F`` (nu,). Cost: O(n)."""
         return inverse_dynamics.calc_residual_force_ignoring_constraints(
             self, state.position, state.velocity, self._mobility(mobility_forces),
             self._bodyforces(body_forces), self._mobility(udot, "udot"),
@@ -93,14 +93,14 @@ class ModelDynamics:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_tree_equivalent_mobility_forces(self, state: State, body_forces):
-        """``J^T F - c`` (nu,): body forces plus velocity-induced inertial forces in u space. Requires Velocity."""
+        """``J^T F - c`` (nu,): body forces plus velocity-induced inertial forces in u space."""
         return inverse_dynamics.calc_tree_equivalent_mobility_forces(
             self, state.position, state.velocity, self._bodyforces(body_forces)
         )
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_body_acceleration_from_udot(self, state: State, udot):
-        """``A_GB = J udot + Jdot u`` (nbodies, 2, 3). Requires Velocity."""
+        """``A_GB = J udot + Jdot u`` (nbodies, 2, 3)."""
         return inverse_dynamics.calc_body_acceleration_from_udot(
             self, state.position, state.velocity, self._mobility(udot, "udot")
         )
@@ -109,14 +109,12 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_m(self, state: State, a):
-        """``M a`` (nu,) in O(n) without forming M. Requires Position."""
+        """``M a`` (nu,) in O(n) without forming M."""
         return mass_matrix.multiply_by_m(self, state.position, self._mobility(a, "a"))
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_m_inv(self, state: State, f):
-        """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). Requires Position.
-
-        With known udots (locks, Motions) this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities is ignored.
+        """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). With known udots (locks, Motions) this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities is ignored.
         On the compiled kernels when they apply (jb.get_backend()), else the JAX path's articulated solve.
         """
         f = self._mobility(f, "f")
@@ -127,14 +125,12 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def calc_m(self, state: State):
-        """Mass matrix (nu, nu) by composite-body inertias. Requires Position. Cost O(n * depth)."""
+        """Mass matrix (nu, nu) by composite-body inertias. Cost O(n * depth)."""
         return mass_matrix.calc_m(self, state.position)
 
     @stage_operator(Stage.Position, jit=True)
     def calc_m_inv(self, state: State):
-        """M^-1 (nu, nu) by nu applications of the O(n) operator. Requires Position.
-
-        With known udots, rows and columns of known mobilities are zero and the rest is M_rr^-1 (Simbody's calcMInv).
+        """M^-1 (nu, nu) by nu applications of the O(n) operator. With known udots, rows and columns of known mobilities are zero and the rest is M_rr^-1 (Simbody's calcMInv).
         On the compiled kernels (one call, nu columns) when they apply, else nu JAX articulated solves.
         """
         if backend.runs_compiled(self.topology, state.q.dtype):
@@ -144,29 +140,29 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def calc_composite_body_inertias(self, state: State):
-        """Composite-body spatial inertias about Bo in G (nbodies, 6, 6). Requires Position."""
+        """Composite-body spatial inertias about Bo in G (nbodies, 6, 6)."""
         return mass_matrix.calc_composite_body_inertias(self, state.position)
 
     @stage_operator(Stage.Position, jit=True)
     def get_articulated_body_inertias(self, state: State):
-        """Articulated-body inertias I_A about Bo in G (nbodies, 6, 6). Requires Position."""
+        """Articulated-body inertias I_A about Bo in G (nbodies, 6, 6)."""
         return self._articulated_inertias(state).I_A
 
     # -- N operators -------------------------------------------------------------------
 
     @stage_operator(Stage.Position, jit=True)
     def calc_q_dot(self, state: State, u):
-        """``qdot = N(q) u`` (nq,). Requires Position."""
+        """``qdot = N(q) u`` (nq,)."""
         return kinematics.calc_q_dot(self, state, self._mobility(u, "u"))
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_q_dot_dot(self, state: State, udot):
-        """``qdotdot = N udot + NDot u`` (nq,) with the state's u. Requires Velocity."""
+        """``qdotdot = N udot + NDot u`` (nq,) with the state's u."""
         return mobilizer_groups.calc_qdotdot(self.topology, self.parameters, state.q, state.u, self._mobility(udot, "udot"))
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_n(self, state: State, v, transpose: bool = False):
-        """``N v`` (v (nu,) -> (nq,)) or ``N^T v`` (v (nq,) -> (nu,)). Requires Position."""
+        """``N v`` (v (nu,) -> (nq,)) or ``N^T v`` (v (nq,) -> (nu,))."""
         topo, prm = self.topology, self.parameters
         if transpose:
             return mobilizer_groups.multiply_by_n_transpose(topo, prm, state.q, self._vec(v, topo.nq, "v"))
@@ -174,7 +170,7 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_n_inv(self, state: State, v, transpose: bool = False):
-        """``NInv v`` (v (nq,) -> (nu,)) or ``NInv^T v`` (v (nu,) -> (nq,)). Requires Position."""
+        """``NInv v`` (v (nq,) -> (nu,)) or ``NInv^T v`` (v (nu,) -> (nq,))."""
         topo, prm = self.topology, self.parameters
         if transpose:
             return mobilizer_groups.multiply_by_n_inv_transpose(topo, prm, state.q, self._mobility(v, "v"))
@@ -182,7 +178,7 @@ class ModelDynamics:
 
     @stage_operator(Stage.Velocity, jit=True)
     def multiply_by_n_dot(self, state: State, v, transpose: bool = False):
-        """``NDot v`` (v (nu,) -> (nq,)) or ``NDot^T v`` (v (nq,) -> (nu,)), NDot at the state's u. Requires Velocity."""
+        """``NDot v`` (v (nu,) -> (nq,)) or ``NDot^T v`` (v (nq,) -> (nu,)), NDot at the state's u."""
         topo, prm = self.topology, self.parameters
         if transpose:
             return mobilizer_groups.multiply_by_n_dot_transpose(topo, prm, state.q, state.u, self._vec(v, topo.nq, "v"))
@@ -192,17 +188,17 @@ class ModelDynamics:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_kinetic_energy(self, state: State):
-        """Kinetic energy (J). Requires Velocity."""
+        """Kinetic energy (J)."""
         return sp.calc_kinetic_energy(self.parameters, state.position, state.velocity, state.u)
 
     @stage_operator(Stage.Dynamics, jit=True)
     def calc_potential_energy(self, state: State):
-        """Potential energy of the force elements (J). Requires Dynamics."""
+        """Potential energy of the force elements (J)."""
         return state.dynamics.potential_energy
 
     @stage_operator(Stage.Dynamics, jit=True)
     def calc_energy(self, state: State):
-        """Kinetic plus potential energy (MultibodySystem::calcEnergy). Requires Dynamics."""
+        """Kinetic plus potential energy (MultibodySystem::calcEnergy)."""
         return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
 
     @stage_operator()
@@ -211,38 +207,38 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def calc_system_mass_center_location_in_ground(self, state: State):
-        """Requires Position."""
+        """"""
         return sp.calc_mass_center_location(self.parameters, state.position)
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_system_mass_center_velocity_in_ground(self, state: State):
-        """Requires Velocity."""
+        """"""
         return sp.calc_mass_center_velocity(self.parameters, state.position, state.velocity)
 
     @stage_operator(Stage.Acceleration, jit=True)
     def calc_system_mass_center_acceleration_in_ground(self, state: State):
-        """Requires Acceleration."""
+        """"""
         return sp.calc_mass_center_acceleration(self.parameters, state.position, state.velocity, state.acceleration.A_GB)
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_system_momentum_about_ground_origin(self, state: State):
-        """(angular momentum about the Ground origin, linear momentum) (2, 3). Requires Velocity."""
+        """(angular momentum about the Ground origin, linear momentum) (2, 3)."""
         return sp.calc_momentum_about_ground_origin(state.position, state.velocity)
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_system_central_momentum(self, state: State):
-        """Momentum with the angular part about the system mass center (2, 3). Requires Velocity."""
+        """Momentum with the angular part about the system mass center (2, 3)."""
         return sp.calc_central_momentum(self.parameters, state.position, state.velocity)
 
     @stage_operator(Stage.Position, jit=True)
     def calc_system_central_inertia_in_ground(self, state: State):
-        """System inertia about its mass center, in G (3, 3). Requires Position."""
+        """System inertia about its mass center, in G (3, 3)."""
         return sp.calc_central_inertia_in_ground(self.parameters, state.position)
 
     @stage_operator(Stage.Position, jit=True)
     def calc_system_mass_properties_in_ground(self, state: State):
         """Simbody's calcSystemMassPropertiesInGround: MassPropertiesArrays(mass (), com (3,) from the Ground origin
-        in G, inertia (3, 3) about the Ground origin in G) of the whole system. Requires Position."""
+        in G, inertia (3, 3) about the Ground origin in G) of the whole system."""
         mass = sp.calc_system_mass(self.parameters)
         com = sp.calc_mass_center_location(self.parameters, state.position)
         shift = mass * (jnp.dot(com, com) * jnp.eye(3, dtype=com.dtype) - jnp.outer(com, com))
@@ -252,7 +248,7 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def add_in_station_force(self, state: State, mobod, station_B, force_G, body_forces):
-        """body_forces plus a force applied at a station (in B) of ``mobod``. Requires Position."""
+        """body_forces plus a force applied at a station (in B) of ``mobod``."""
         pos = state.position
         r = spatial.matvec(pos.R_GB[mobod.index], jnp.asarray(station_B))
         force_G = jnp.asarray(force_G)
@@ -271,7 +267,7 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def get_gravity_body_forces(self, state: State):
-        """Body forces (nbodies, 2, 3) of the model's enabled gravity elements alone. Requires Position."""
+        """Body forces (nbodies, 2, 3) of the model's enabled gravity elements alone."""
         F = jnp.zeros((self.topology.nbodies, 2, 3), state.q.dtype)
         for i, element in enumerate(self.forces):
             if isinstance(element, (Gravity, UniformGravity)):

@@ -29,8 +29,7 @@ class ModelForces:
         """(body_forces (nbodies, 2, 3) at Bo in G, mobility_forces (nu,)) summed over ``forces`` (a sequence of
         jb.Force handles or positions in ``model.forces``, static), each counted only if the State enables it.
 
-        The State's applied forces are not included (unless a DiscreteForces handle is listed). Requires Velocity.
-        """
+        The State's applied forces are not included (unless a DiscreteForces handle is listed)."""
         F, f, _ = calc_force_contributions(self, state, self._force_positions(tuple(forces)))
         return F, f
 
@@ -38,5 +37,5 @@ class ModelForces:
     def calc_force_potential_energy_sum(self, state: State, forces):
         """Potential energy (J) of the enabled elements among ``forces`` (as calc_force_contributions_sum).
 
-        Requires Velocity."""
+        """
         return calc_force_contributions(self, state, self._force_positions(tuple(forces)))[2]

@@ -145,22 +145,20 @@ class ModelMotion:
 
     @stage_operator(Stage.Acceleration, jit=True)
     def find_motion_forces(self, state: State):
-        """(nu,) Simbody's prescribed-motion forces unpacked into u slots, zero on free mobilities. Requires Acceleration.
-
-        They are on the left of ``M udot + motion_forces = f - c``: the applied mobility forces that would
+        """(nu,) Simbody's prescribed-motion forces unpacked into u slots, zero on free mobilities. They are on the left of ``M udot + motion_forces = f - c``: the applied mobility forces that would
         produce the prescribed motion are ``-motion_forces``.
         """
         return state.acceleration.motion_forces
 
-    @stage_operator()
+    @stage_operator(Stage.Acceleration)
     def get_motion_multipliers(self, state: State) -> np.ndarray:
         """The motion forces packed in get_known_udot_index order (Simbody's getMotionMultipliers). Concrete State only."""
         motion_forces = _host(self.find_motion_forces(state), "get_motion_multipliers")
         return motion_forces[self.get_known_udot_index(state)]
 
-    @stage_operator(jit=True)
+    @stage_operator(Stage.Acceleration, jit=True)
     def calc_motion_power(self, state: State):
-        """Power (W) the Motions and locks add to the system, ``-motion_forces . u``. Requires Acceleration."""
+        """Power (W) the Motions and locks add to the system, ``-motion_forces . u``."""
         return -jnp.dot(self.find_motion_forces(state), state.u)
 
     @stage_operator()

@@ -10,7 +10,9 @@ Every Model, MobilizedBody and Constraint method that reads a realized State is 
 is realized to ``stage`` and raises StageViolation naming the method and the
 stage to realize first (free at run time). The body then reads the caches it
 needs (``state.position``, ``state.velocity``, ...), which the check guarantees
-are there.
+are there. The stage is stated here only: the decorator appends "Requires <stage>." to the method's
+docstring (``help(Model.calc_m)`` shows it), and no docstring restates it by hand
+(tests/test_architecture.py checks both).
 
 Before the body runs, ``check_operands`` checks on the host (at call time, or once per trace inside a
 ``jit``) that every State, Model and MobilizedBody/Constraint handle among the arguments belongs to the
@@ -24,14 +26,13 @@ cost nothing at run time; they replace the wrong numbers a foreign index or shap
 ``jit=True`` makes the method its own ``eqx.filter_jit`` entry point: called
 eagerly it compiles once per topology and argument shapes (array leaves are
 traced; handles, task lists and flags are static); inside a caller's ``jax.jit``,
-``vmap`` or ``grad`` it is inlined. Each trace of an entry point is counted in
-``trace_count(name)``, which the tests use to prove that repeated eager calls
-do not retrace.
+``vmap`` or ``grad`` it is inlined. Each trace of an entry point calls the trace hook, if one is set
+(``set_trace_hook``): the tests install a counter there to prove that repeated
+eager calls do not retrace; by default nothing is recorded.
 """
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 
@@ -44,17 +45,22 @@ from jaxbody._kernels import backend
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
-_TRACES: collections.Counter = collections.Counter()
+_trace_hook = [None]
 
 
-def trace_count(name: str) -> int:
-    """How many times the entry point ``name`` (its ``__qualname__``: the defining class, e.g. ``"Model.realize"``, ``"ModelDynamics.calc_m"``) was traced."""
-    return _TRACES[name]
+def set_trace_hook(hook) -> None:
+    """Call ``hook(name)`` at each trace of an entry point from now on (None: stop). ``name`` is the method's
+    ``__qualname__``, naming its defining class (``"Model.realize"``, ``"ModelDynamics.calc_m"``). The call
+    happens inside traced Python, so once per trace. For tests (tests/api/test_entry_points.py)."""
+    _trace_hook[0] = hook
 
 
-def count_trace(name: str) -> None:
-    """Record one trace of ``name`` (called from inside traced Python, so it runs once per trace)."""
-    _TRACES[name] += 1
+def _with_stage_in_docstring(doc: str | None, stage: Stage | None) -> str | None:
+    """The docstring with the declared stage appended as its last paragraph ("Requires Position.")."""
+    if stage is None:
+        return doc
+    text = inspect.cleandoc(doc) if doc else ""
+    return f"{text}\n\nRequires {stage.name}." if text else f"Requires {stage.name}."
 
 
 def stage_operator(stage: Stage | None = None, *, jit: bool = False):
@@ -80,11 +86,13 @@ def stage_operator(stage: Stage | None = None, *, jit: bool = False):
                 state = kwargs["state"] if "state" in kwargs else args[position] if len(args) > position else None
                 if state is not None:
                     require(state, stage, method.__name__)
-            if jit:
-                count_trace(name)
+            if jit and _trace_hook[0] is not None:
+                _trace_hook[0](name)
             return method(*args, **kwargs)
 
+        checked.__doc__ = _with_stage_in_docstring(method.__doc__, stage)
         checked.__jaxbody_operator__ = True
+        checked.__jaxbody_stage__ = stage
         return compiled_entry_point(checked) if jit else checked
 
     return decorate
@@ -153,14 +161,16 @@ def check_operands(operation: str, owner, args, kwargs) -> None:
 
 
 def entry_point(function, name: str):
-    """``function`` as a compiled entry point named ``name`` (System methods): ``eqx.filter_jit`` plus trace counting."""
+    """``function`` as a compiled entry point named ``name`` (System methods): ``eqx.filter_jit``, its traces
+    reported to the trace hook (``set_trace_hook``)."""
 
     @functools.wraps(function)
-    def counted(*args, **kwargs):
-        count_trace(name)
+    def reported(*args, **kwargs):
+        if _trace_hook[0] is not None:
+            _trace_hook[0](name)
         return function(*args, **kwargs)
 
-    return compiled_entry_point(counted)
+    return compiled_entry_point(reported)
 
 
 def compiled_entry_point(function):

@@ -2,7 +2,7 @@
 
 Repeated eager calls of ``system.project``, ``project_q``, ``project_u``, ``prescribe`` and ``realize`` (and a
 Model operator) on new values of the same shapes must not retrace: each entry point counts its traces
-(jaxbody._api.stage_operator.trace_count). A new topology or new shapes may trace again, once.
+(tests/helpers.py trace_count, fed by the trace hook conftest.py installs). A new topology or new shapes may trace again, once.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import pytest
 
 import jaxbody as jb
-from jaxbody._api.stage_operator import trace_count
+from helpers import trace_count
 
 
 def _system_and_model():
