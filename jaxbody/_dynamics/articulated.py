@@ -71,6 +71,69 @@ class ArticulatedInertias(NamedTuple):
     udot_known: jnp.ndarray
 
 
+class InertiaPassInputs(NamedTuple):
+    """Per body (nbodies rows), pass 2's inertia part: Mk (6, 6), H (6, nu_max), u_mask (nu_max,) 1 on the
+    body's own mobilities, known () bool, p_PB_G (3,), armature (nu_max,)."""
+
+    Mk: jnp.ndarray
+    H: jnp.ndarray
+    u_mask: jnp.ndarray
+    known: jnp.ndarray
+    p_PB_G: jnp.ndarray
+    armature: jnp.ndarray
+    MOBILITY_AXES = {"H": (1,), "u_mask": (0,), "armature": (0,)}
+
+
+class InertiaPassOutputs(NamedTuple):
+    """Per body: I_A (6, 6), D_inv (nu_max, nu_max), UDinv (6, nu_max)."""
+
+    I_A: jnp.ndarray
+    D_inv: jnp.ndarray
+    UDinv: jnp.ndarray
+    MOBILITY_AXES = {"D_inv": (0, 1), "UDinv": (1,)}
+
+
+class ForcePassInputs(NamedTuple):
+    """Per body, pass 2's force part: H (6, nu_max), UDinv (6, nu_max), f (nu_max,), local_bias (2, 3),
+    p_PB_G (3,)."""
+
+    H: jnp.ndarray
+    UDinv: jnp.ndarray
+    f: jnp.ndarray
+    local_bias: jnp.ndarray
+    p_PB_G: jnp.ndarray
+    MOBILITY_AXES = {"H": (1,), "UDinv": (1,), "f": (0,)}
+
+
+class ForcePassOutputs(NamedTuple):
+    """Per body: eps (nu_max,), bias_to_parent (6,)."""
+
+    eps: jnp.ndarray
+    bias_to_parent: jnp.ndarray
+    MOBILITY_AXES = {"eps": (0,)}
+
+
+class AccelerationPassInputs(NamedTuple):
+    """Per body, pass 3: D_inv (nu_max, nu_max), UDinv (6, nu_max), H (6, nu_max), eps_or_known (nu_max,),
+    A_b (2, 3), p_PB_G (3,)."""
+
+    D_inv: jnp.ndarray
+    UDinv: jnp.ndarray
+    H: jnp.ndarray
+    eps_or_known: jnp.ndarray
+    A_b: jnp.ndarray
+    p_PB_G: jnp.ndarray
+    MOBILITY_AXES = {"D_inv": (0, 1), "UDinv": (1,), "H": (1,), "eps_or_known": (0,)}
+
+
+class AccelerationPassOutputs(NamedTuple):
+    """Per body: A_GB (2, 3), udot (nu_max,)."""
+
+    A_GB: jnp.ndarray
+    udot: jnp.ndarray
+    MOBILITY_AXES = {"udot": (0,)}
+
+
 class TreeAccelerations(NamedTuple):
     """Result of an articulated solve.
 
@@ -97,10 +160,10 @@ def aba_inertias_inward(model, pos, udot_known) -> ArticulatedInertias:
     u_mask = jnp.asarray(topo.body_u_mask, pos.Mk_G.dtype)
     armature = mobilizer_groups.per_body_u(topo, jnp.asarray(model.parameters.armature, pos.Mk_G.dtype))
 
-    def step(x, children_I_a):
-        Mk, H, mask, known, l, arm = x
-        eye = jnp.eye(mask.shape[-1], dtype=Mk.dtype)
-        I_A = Mk + children_I_a
+    def step(x: InertiaPassInputs, children_I_a):
+        H, mask, known, arm = x.H, x.u_mask, x.known, x.armature
+        eye = jnp.eye(mask.shape[-1], dtype=H.dtype)
+        I_A = x.Mk + children_I_a
         U = spatial.matmul(I_A, H)
         # Identity on padded columns (mask 0, also for tree_scan's all-zero dummy slots) and for known bodies;
         # the armature on the diagonal (M = J^T Mk J + diag(armature)).
@@ -109,14 +172,14 @@ def aba_inertias_inward(model, pos, udot_known) -> ArticulatedInertias:
         UDinv = jnp.where(known[..., None, None], 0.0, spatial.matmul(U, D_inv))
         I_a = I_A - spatial.matmul_t(UDinv, U)
         I_a = jnp.where(known[..., None, None], I_A, 0.5 * (I_a + jnp.swapaxes(I_a, -1, -2)))
-        return (I_A, D_inv, UDinv), spatial.shift_inertia(I_a, l)
+        return InertiaPassOutputs(I_A, D_inv, UDinv), spatial.shift_inertia(I_a, x.p_PB_G)
 
     with jax.named_scope("aba_inertias_inward"):
-        (I_A, D_inv, UDinv), _ = tree_scan.inward(
-            topo, step, (pos.Mk_G, pos.H_PB_G, u_mask, udot_known, pos.p_PB_G, armature),
-            jnp.zeros((6, 6), pos.Mk_G.dtype), u_axes=((), (1,), (0,), (), (), (0,)), u_axes_out=((), (0, 1), (1,)),
+        out, _ = tree_scan.inward(
+            topo, step, InertiaPassInputs(pos.Mk_G, pos.H_PB_G, u_mask, udot_known, pos.p_PB_G, armature),
+            jnp.zeros((6, 6), pos.Mk_G.dtype),
         )
-    return ArticulatedInertias(I_A, D_inv, UDinv, udot_known)
+    return ArticulatedInertias(out.I_A, out.D_inv, out.UDinv, udot_known)
 
 
 def aba_forces_inward(model, pos, UDinv, f, local_bias):
@@ -138,19 +201,18 @@ def aba_forces_inward(model, pos, UDinv, f, local_bias):
     topo = model.topology
     f_b = mobilizer_groups.per_body_u(topo, f)
 
-    def step(x, children_bias):
-        H_b, UDinv_b, f_bb, local_b, l = x
-        bias_force = spatial.flat(local_b) + children_bias
-        eps = f_bb - spatial.mattvec(H_b, bias_force)
-        bias_to_parent = bias_force + spatial.matvec(UDinv_b, eps)
-        return (eps, bias_to_parent), spatial.flat(spatial.shift_force(spatial.unflat(bias_to_parent), l))
+    def step(x: ForcePassInputs, children_bias):
+        bias_force = spatial.flat(x.local_bias) + children_bias
+        eps = x.f - spatial.mattvec(x.H, bias_force)
+        bias_to_parent = bias_force + spatial.matvec(x.UDinv, eps)
+        to_parent = spatial.flat(spatial.shift_force(spatial.unflat(bias_to_parent), x.p_PB_G))
+        return ForcePassOutputs(eps, bias_to_parent), to_parent
 
     with jax.named_scope("aba_forces_inward"):
-        (eps, bias_to_parent), _ = tree_scan.inward(
-            topo, step, (pos.H_PB_G, UDinv, f_b, local_bias, pos.p_PB_G), jnp.zeros(6, pos.Mk_G.dtype),
-            u_axes=((1,), (1,), (0,), (), ()), u_axes_out=((0,), ()),
+        out, _ = tree_scan.inward(
+            topo, step, ForcePassInputs(pos.H_PB_G, UDinv, f_b, local_bias, pos.p_PB_G), jnp.zeros(6, pos.Mk_G.dtype)
         )
-    return eps, bias_to_parent
+    return out.eps, out.bias_to_parent
 
 
 def aba_accelerations_outward(model, pos, abi: ArticulatedInertias, eps_or_known, A_b):
@@ -168,21 +230,20 @@ def aba_accelerations_outward(model, pos, abi: ArticulatedInertias, eps_or_known
     """
     topo = model.topology
 
-    def step(A_parent, x):
-        DI, UDinv_b, H_b, eps_b, Ab, l = x
-        A_plus = spatial.flat(spatial.shift_motion(A_parent, l))
-        udot = spatial.matvec(DI, eps_b) - spatial.mattvec(UDinv_b, A_plus)
-        A = spatial.unflat(A_plus + spatial.matvec(H_b, udot)) + Ab
-        return A, udot
+    def step(A_parent, x: AccelerationPassInputs):
+        A_plus = spatial.flat(spatial.shift_motion(A_parent, x.p_PB_G))
+        udot = spatial.matvec(x.D_inv, x.eps_or_known) - spatial.mattvec(x.UDinv, A_plus)
+        A = spatial.unflat(A_plus + spatial.matvec(x.H, udot)) + x.A_b
+        return AccelerationPassOutputs(A, udot)
 
     dtype = pos.Mk_G.dtype
     with jax.named_scope("aba_accelerations_outward"):
-        root = (jnp.zeros((2, 3), dtype), jnp.zeros(topo.nu_max, dtype))
-        A_GB, udot_b = tree_scan.outward(
-            topo, step, root, (abi.D_inv, abi.UDinv, pos.H_PB_G, eps_or_known, A_b, pos.p_PB_G),
-            u_axes=((0, 1), (1,), (1,), (0,), (), ()), u_axes_out=((), (0,)), carry_of=lambda values: values[0],
+        root = AccelerationPassOutputs(jnp.zeros((2, 3), dtype), jnp.zeros(topo.nu_max, dtype))
+        out = tree_scan.outward(
+            topo, step, root, AccelerationPassInputs(abi.D_inv, abi.UDinv, pos.H_PB_G, eps_or_known, A_b, pos.p_PB_G),
+            carry_of=lambda values: values.A_GB,
         )
-    return udot_b, A_GB
+    return out.udot, out.A_GB
 
 
 def articulated_bias(

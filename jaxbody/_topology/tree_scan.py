@@ -11,9 +11,17 @@ Padding slots are a dummy body that gets Ground's benign inputs; their
 results are discarded and their contributions masked out.
 
 Algorithms supply a ``step`` working on whole levels (leading axis W) and
-never see the padding. Inputs and outputs with mobility axes (padded to the
-model's nu_max per body) name those axes in ``u_axes`` so each segment can
-narrow them to its own width.
+never see the padding. Per-body inputs and step outputs are arrays, tuples of
+arrays, or NamedTuples; a NamedTuple whose fields have mobility axes (padded
+to the model's nu_max per body) declares them once, in a class attribute
+``MOBILITY_AXES = {"field": (axis, ...)}`` (body-local axes), so each segment
+can narrow them to its own width. For example (jaxbody._dynamics.articulated)::
+
+    class InertiaPassInputs(NamedTuple):
+        Mk: jnp.ndarray        # (nbodies, 6, 6)
+        H: jnp.ndarray         # (nbodies, 6, nu_max)
+        ...
+        MOBILITY_AXES = {"H": (1,), ...}
 """
 
 from __future__ import annotations
@@ -26,14 +34,21 @@ from jaxbody._topology.topology import LevelSegment, Topology
 tree_map = jax.tree_util.tree_map
 
 
-def _axes_for(u_axes, tree):
-    """Per-leaf mobility axes: ``u_axes`` is None or, for a tuple ``tree``, one tuple of axes per entry."""
-    if u_axes is None:
-        return tree_map(lambda _: (), tree)
-    return tuple(tree_map(lambda _, ax=ax: ax, sub) for ax, sub in zip(u_axes, tree))
+def mobility_axes(tree):
+    """Per-leaf body-local mobility axes of ``tree``: a NamedTuple's ``MOBILITY_AXES`` for its fields (nested
+    pytrees inherit their field's axes), () for everything else."""
+    declared = getattr(type(tree), "MOBILITY_AXES", None)
+    if declared is not None:
+        unknown = set(declared) - set(tree._fields)
+        assert not unknown, f"{type(tree).__name__}.MOBILITY_AXES names no field {sorted(unknown)}"
+        return type(tree)(*(tree_map(lambda _, ax=declared.get(name, ()): ax, getattr(tree, name))
+                            for name in tree._fields))
+    if type(tree) is tuple:
+        return tuple(mobility_axes(t) for t in tree)
+    return tree_map(lambda _: (), tree)
 
 
-def _gather(seg: LevelSegment, per_body, u_axes):
+def _gather(seg: LevelSegment, per_body):
     """(nbodies, ...) leaves -> (n_levels, W, ...) for one segment, mobility axes narrowed to seg.nu."""
 
     def gather(a, axes):
@@ -42,7 +57,7 @@ def _gather(seg: LevelSegment, per_body, u_axes):
             g = jax.lax.slice_in_dim(g, 0, seg.nu, axis=2 + ax)
         return g
 
-    return tree_map(gather, per_body, _axes_for(u_axes, per_body))
+    return tree_map(gather, per_body, mobility_axes(per_body))
 
 
 def _pad_u(y, axes, nu_max, lead):
@@ -53,9 +68,9 @@ def _pad_u(y, axes, nu_max, lead):
     return jnp.pad(y, widths)
 
 
-def _assemble(topo: Topology, per_segment, ground_row, u_axes_out):
+def _assemble(topo: Topology, per_segment, ground_row):
     """Concatenate per-segment (n, W, ...) outputs and reorder them to (nbodies, ...) with Ground's row."""
-    axes = _axes_for(u_axes_out, ground_row)
+    axes = mobility_axes(ground_row)
 
     def assemble(g, ax, *ys):
         flats = [_pad_u(y, ax, topo.nu_max, 2).reshape((-1,) + g.shape) for y in ys]
@@ -76,18 +91,17 @@ def _fit_width(tree, width):
     return tree_map(fit, tree)
 
 
-def outward(topo: Topology, step, root, per_body, u_axes=None, u_axes_out=None, carry_of=None):
+def outward(topo: Topology, step, root, per_body, carry_of=None):
     """Base-to-tip recursion ``value[b] = step(value[parent(b)], per_body[b])``.
 
     Args:
         topo: the static topology.
         step: ``step(parent_values, level_inputs) -> values``; all leaves have a
             leading level-width axis W.
-        root: Ground's value (pytree of arrays without the W axis), also Ground's output row.
-        per_body: pytree of (nbodies, ...) inputs (Ground's row is ignored).
-        u_axes, u_axes_out: optional, for tuple inputs / values: one tuple per
-            entry of the body-local axes that index mobilities (padded to
-            nu_max per body); they are narrowed to each segment's width.
+        root: Ground's value (pytree of arrays without the W axis, of the type ``step`` returns), also
+            Ground's output row.
+        per_body: pytree of (nbodies, ...) inputs (Ground's row is ignored); a NamedTuple declares its
+            mobility axes (``MOBILITY_AXES``, see the module docstring), as does ``step``'s output type.
         carry_of: optional function picking from a level's values what its
             children read (it must not have mobility axes); default: all of it,
             and ``root`` is then the carried Ground value too.
@@ -99,7 +113,7 @@ def outward(topo: Topology, step, root, per_body, u_axes=None, u_axes_out=None, 
     carried = tree_map(lambda r: jnp.broadcast_to(r, (1,) + jnp.shape(r)), carry_of(root))
     outputs = []
     for seg in topo.segments:
-        xs = _gather(seg, per_body, u_axes)
+        xs = _gather(seg, per_body)
 
         def scan_step(carry, inputs, seg=seg):
             x, parent_slot = inputs
@@ -108,10 +122,10 @@ def outward(topo: Topology, step, root, per_body, u_axes=None, u_axes_out=None, 
 
         carried, ys = jax.lax.scan(scan_step, _fit_width(carried, seg.carry_width), (xs, jnp.asarray(seg.parent_slot)))
         outputs.append(ys)
-    return _assemble(topo, outputs, root, u_axes_out)
+    return _assemble(topo, outputs, root)
 
 
-def inward(topo: Topology, step, per_body, zero_contribution, u_axes=None, u_axes_out=None):
+def inward(topo: Topology, step, per_body, zero_contribution):
     """Tip-to-base recursion with children summed into their parent.
 
     Args:
@@ -120,9 +134,8 @@ def inward(topo: Topology, step, per_body, zero_contribution, u_axes=None, u_axe
             ``children_sum`` is the sum of the contributions of each body's
             children (zero for leaves); ``contribution`` is what this body passes
             to its parent (already shifted to the parent if needed).
-        per_body: pytree of (nbodies, ...) inputs.
+        per_body: pytree of (nbodies, ...) inputs; mobility axes as for ``outward``.
         zero_contribution: pytree with the shape of one body's contribution.
-        u_axes, u_axes_out: mobility axes of inputs / outputs, as for ``outward``.
 
     Returns:
         (outputs as (nbodies, ...) pytree with Ground's row zero,
@@ -131,7 +144,7 @@ def inward(topo: Topology, step, per_body, zero_contribution, u_axes=None, u_axe
     children = tree_map(lambda z: jnp.zeros((1,) + jnp.shape(z), jnp.result_type(z)), zero_contribution)
     outputs = []
     for seg in reversed(topo.segments):
-        xs = _gather(seg, per_body, u_axes)
+        xs = _gather(seg, per_body)
 
         def scan_step(children_sum, inputs, seg=seg):
             x, to_parent, is_body = inputs
@@ -152,8 +165,8 @@ def inward(topo: Topology, step, per_body, zero_contribution, u_axes=None, u_axe
         )
         outputs.append(ys)
     ground_row = tree_map(lambda y: jnp.zeros(y.shape[2:], y.dtype), outputs[0])
-    ground_row = tree_map(lambda g, ax: _pad_u(g, ax, topo.nu_max, 0), ground_row, _axes_for(u_axes_out, ground_row))
-    outputs = _assemble(topo, list(reversed(outputs)), ground_row, u_axes_out)
+    ground_row = tree_map(lambda g, ax: _pad_u(g, ax, topo.nu_max, 0), ground_row, mobility_axes(ground_row))
+    outputs = _assemble(topo, list(reversed(outputs)), ground_row)
     return outputs, tree_map(lambda c: c[0], children)
 
 
