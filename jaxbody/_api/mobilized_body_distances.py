@@ -18,30 +18,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbody._api.stage_operator import stage_operator
+from jaxbody._dynamics import relative_kinematics
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._typing import Stage
-
-
-def _safe_div(x, d):
-    return x / jnp.where(d == 0, 1.0, d)
-
-
-def _distance_rate(r, v):
-    """d/dt |r| given r and v = dr/dt; Simbody's convention |v| when r = 0."""
-    d = spatial.safe_norm(r)
-    return jnp.where(d == 0, spatial.safe_norm(v), _safe_div(jnp.dot(v, r), d))
-
-
-def _distance_accel(r, v, a):
-    """d^2/dt^2 |r| given r, v = dr/dt, a = dv/dt; Simbody's conventions at r = 0 and v = 0."""
-    d = spatial.safe_norm(r)
-    s = spatial.safe_norm(v)
-    coincident = jnp.where(s == 0, spatial.safe_norm(a), _safe_div(jnp.dot(a, v), s))
-    u = _safe_div(r, d)
-    vp = v - jnp.dot(v, u) * u
-    separated = jnp.dot(a, u) + _safe_div(jnp.dot(vp, v), d)
-    return jnp.where(d == 0, coincident, separated)
 
 
 class MobilizedBodyDistances:
@@ -70,7 +50,7 @@ class MobilizedBodyDistances:
             return jnp.zeros((), state.q.dtype)
         rB, vB = self.find_station_location_and_velocity_in_ground(state, location_on_B)
         rA, vA = body_A.find_station_location_and_velocity_in_ground(state, location_on_A)
-        return _distance_rate(rA - rB, vA - vB)
+        return relative_kinematics.distance_rate(rA - rB, vA - vB)
 
     @stage_operator(Stage.Acceleration)
     def calc_station_to_station_distance_2nd_time_derivative(self, state: State, location_on_B, body_A, location_on_A):
@@ -79,7 +59,7 @@ class MobilizedBodyDistances:
             return jnp.zeros((), state.q.dtype)
         rB, vB, aB = self.find_station_location_velocity_and_acceleration_in_ground(state, location_on_B)
         rA, vA, aA = body_A.find_station_location_velocity_and_acceleration_in_ground(state, location_on_A)
-        return _distance_accel(rA - rB, vA - vB, aA - aB)
+        return relative_kinematics.distance_acceleration(rA - rB, vA - vB, aA - aB)
 
     # ------------------------------------------------------------------------------------
     # High-level operators: points moving on bodies (unimplemented in Simbody)
@@ -94,15 +74,13 @@ class MobilizedBodyDistances:
         r = spatial.matvec(R, jnp.asarray(location_B))
         vrel = spatial.matvec(R, jnp.asarray(velocity_B))
         V = state.velocity.V_GB[self.index]
-        w_x_r = jnp.cross(V[0], r)
         p = state.position.p_GB[self.index] + r
-        v = V[1] + w_x_r + vrel
+        v = relative_kinematics.moving_point_velocity(V, r, vrel)
         if acceleration_B is None:
             return p, v
-        A = state.acceleration.A_GB[self.index]
         arel = spatial.matvec(R, jnp.asarray(acceleration_B))
-        a = A[1] + jnp.cross(A[0], r) + jnp.cross(V[0], w_x_r) + 2.0 * jnp.cross(V[0], vrel) + arel
-        return p, v, a
+        return p, v, relative_kinematics.moving_point_acceleration(state.acceleration.A_GB[self.index], V[0], r, vrel,
+                                                                   arel)
 
     @stage_operator(Stage.Velocity)
     def calc_body_moving_point_velocity_in_body(self, state: State, location_on_B, velocity_on_B, in_body_A):
@@ -123,11 +101,12 @@ class MobilizedBodyDistances:
         ``a_AP = a_AS + 2 w_AB x (R_AB v_rel) + R_AB a_rel`` where S is the station of B
         coincident with P and v_rel, a_rel are the point's velocity and acceleration taken in B,
         expressed in B."""
-        a_AS = self.find_station_acceleration_in_another_body(state, location_on_B, in_body_A)
+        A_AB = self.find_body_acceleration_in_another_body(state, in_body_A)
         w_AB = self.find_body_angular_velocity_in_another_body(state, in_body_A)
+        p = self.express_vector_in_another_body_frame(state, location_on_B, in_body_A)
         v_rel = self.express_vector_in_another_body_frame(state, velocity_on_B, in_body_A)
         a_rel = self.express_vector_in_another_body_frame(state, acceleration_on_B, in_body_A)
-        return a_AS + 2.0 * jnp.cross(w_AB, v_rel) + a_rel
+        return relative_kinematics.moving_point_acceleration(A_AB, w_AB, p, v_rel, a_rel)
 
     @stage_operator(Stage.Velocity)
     def calc_moving_point_to_point_distance_time_derivative(
@@ -139,7 +118,7 @@ class MobilizedBodyDistances:
         taken in those frames. Relative speed when the points coincide."""
         rB, vB = self._moving_point_in_ground(state, location_on_B, velocity_on_B)
         rA, vA = body_A._moving_point_in_ground(state, location_on_A, velocity_on_A)
-        return _distance_rate(rA - rB, vA - vB)
+        return relative_kinematics.distance_rate(rA - rB, vA - vB)
 
     @stage_operator(Stage.Acceleration)
     def calc_moving_point_to_point_distance_2nd_time_derivative(
@@ -152,4 +131,4 @@ class MobilizedBodyDistances:
         """
         rB, vB, aB = self._moving_point_in_ground(state, location_on_B, velocity_on_B, acceleration_on_B)
         rA, vA, aA = body_A._moving_point_in_ground(state, location_on_A, velocity_on_A, acceleration_on_A)
-        return _distance_accel(rA - rB, vA - vB, aA - aB)
+        return relative_kinematics.distance_acceleration(rA - rB, vA - vB, aA - aB)

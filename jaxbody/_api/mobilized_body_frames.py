@@ -16,6 +16,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbody._api.stage_operator import stage_operator
+from jaxbody._dynamics import relative_kinematics
 from jaxbody._dynamics.state import State
 from jaxbody._math import spatial
 from jaxbody._math.spatial import Rotation, Transform
@@ -24,25 +25,6 @@ from jaxbody._typing import Stage
 
 def _as_transform(X):
     return Transform(X) if isinstance(X, Rotation) else X
-
-
-def _relative_acceleration(R_GA, p_GA, V_GA, A_GA, p_GB, V_GB, A_GB):
-    """Simbody's findRelativeAcceleration: A_AB (2, 3), B's frame measured and expressed in A."""
-    w_GA, v_GA = V_GA[0], V_GA[1]
-    b_GA, a_GA = A_GA[0], A_GA[1]
-    p = p_GB - p_GA  # Ao -> Bo in G
-    p_dot = V_GB[1] - v_GA  # d/dt in G
-    p_ddot = A_GB[1] - a_GA
-    w_AB_G = V_GB[0] - w_GA
-    b_AB_G = (A_GB[0] - b_GA) - jnp.cross(w_GA, w_AB_G)  # derivative taken in A
-    v_AB_G = p_dot - jnp.cross(w_GA, p)
-    a_AB_G = (
-        p_ddot
-        - jnp.cross(b_GA, p)
-        - 2.0 * jnp.cross(w_GA, v_AB_G)
-        - jnp.cross(w_GA, jnp.cross(w_GA, p))
-    )
-    return spatial.mattvec(R_GA, jnp.stack([b_AB_G, a_AB_G]))
 
 
 class MobilizedBodyFrames:
@@ -116,12 +98,8 @@ class MobilizedBodyFrames:
     @stage_operator(Stage.Velocity)
     def find_body_velocity_in_another_body(self, state: State, in_body_A):
         """V_AB (2, 3): angular velocity of B in A and velocity of Bo in A, expressed in A."""
-        pos, vel, a, b = state.position, state.velocity, in_body_A.index, self.index
-        V_GB, V_GA = vel.V_GB[b], vel.V_GB[a]
-        w_AB_G = V_GB[0] - V_GA[0]
-        p_AB_G = pos.p_GB[b] - pos.p_GB[a]
-        v_AB_G = (V_GB[1] - V_GA[1]) - jnp.cross(V_GA[0], p_AB_G)
-        return spatial.mattvec(pos.R_GB[a], jnp.stack([w_AB_G, v_AB_G]))
+        pos, V, a, b = state.position, state.velocity.V_GB, in_body_A.index, self.index
+        return relative_kinematics.relative_velocity(pos.R_GB[a], pos.p_GB[a], V[a], pos.p_GB[b], V[b])
 
     @stage_operator(Stage.Velocity)
     def find_body_angular_velocity_in_another_body(self, state: State, in_body_A):
@@ -139,17 +117,13 @@ class MobilizedBodyFrames:
     def find_body_acceleration_in_another_body(self, state: State, in_body_A):
         """A_AB (2, 3): angular acceleration of B in A and acceleration of Bo in A, in A."""
         pos, V, A, a, b = state.position, state.velocity.V_GB, state.acceleration.A_GB, in_body_A.index, self.index
-        return _relative_acceleration(pos.R_GB[a], pos.p_GB[a], V[a], A[a], pos.p_GB[b], V[b], A[b])
+        return relative_kinematics.relative_acceleration(pos.R_GB[a], pos.p_GB[a], V[a], A[a], pos.p_GB[b], V[b], A[b])
 
     @stage_operator(Stage.Acceleration)
     def find_body_angular_acceleration_in_another_body(self, state: State, in_body_A):
         """Angular acceleration of B in A (derivative taken in A), expressed in A, (3,)."""
         V, A, a, b = state.velocity.V_GB, state.acceleration.A_GB, in_body_A.index, self.index
-        w_GA, w_GB = V[a][0], V[b][0]
-        b_GA, b_GB = A[a][0], A[b][0]
-        w_AB_G = w_GB - w_GA
-        b_AB_G = (b_GB - b_GA) - jnp.cross(w_GA, w_AB_G)
-        return spatial.mattvec(state.position.R_GB[a], b_AB_G)
+        return relative_kinematics.relative_angular_acceleration(state.position.R_GB[a], V[a], A[a], V[b], A[b])
 
     @stage_operator(Stage.Acceleration)
     def find_body_origin_acceleration_in_another_body(self, state: State, in_body_A):
@@ -173,24 +147,22 @@ class MobilizedBodyFrames:
     @stage_operator(Stage.Velocity)
     def find_station_velocity_in_ground(self, state: State, station_B):
         """Velocity of station S of B in G, expressed in G: v + w x r, (3,)."""
-        V = state.velocity.V_GB[self.index]
         r = self.express_vector_in_ground_frame(state, station_B)
-        return V[1] + jnp.cross(V[0], r)
+        return relative_kinematics.station_velocity(state.velocity.V_GB[self.index], r)
 
     @stage_operator(Stage.Velocity)
     def find_station_velocity_in_another_body(self, state: State, station_B, in_body_A):
         """Velocity of station S of B measured in A, expressed in A, (3,)."""
         V_AB = self.find_body_velocity_in_another_body(state, in_body_A)
         p_BS_A = self.express_vector_in_another_body_frame(state, station_B, in_body_A)
-        return V_AB[1] + jnp.cross(V_AB[0], p_BS_A)
+        return relative_kinematics.station_velocity(V_AB, p_BS_A)
 
     @stage_operator(Stage.Acceleration)
     def find_station_acceleration_in_ground(self, state: State, station_B):
         """Acceleration of station S of B in G, in G: a + b x r + w x (w x r), (3,)."""
-        w = state.velocity.V_GB[self.index][0]
-        A = state.acceleration.A_GB[self.index]
         r = self.express_vector_in_ground_frame(state, station_B)
-        return A[1] + jnp.cross(A[0], r) + jnp.cross(w, jnp.cross(w, r))
+        return relative_kinematics.station_acceleration(state.acceleration.A_GB[self.index],
+                                                        state.velocity.V_GB[self.index][0], r)
 
     @stage_operator(Stage.Acceleration)
     def find_station_acceleration_in_another_body(self, state: State, station_B, in_body_A):
@@ -198,22 +170,22 @@ class MobilizedBodyFrames:
         w_AB = self.find_body_angular_velocity_in_another_body(state, in_body_A)
         A_AB = self.find_body_acceleration_in_another_body(state, in_body_A)
         p = self.express_vector_in_another_body_frame(state, station_B, in_body_A)
-        return A_AB[1] + jnp.cross(A_AB[0], p) + jnp.cross(w_AB, jnp.cross(w_AB, p))
+        return relative_kinematics.station_acceleration(A_AB, w_AB, p)
 
     @stage_operator(Stage.Velocity)
     def find_station_location_and_velocity_in_ground(self, state: State, station_B):
         """(p_GS, v_GS), each (3,) in G."""
         pos, V = state.position, state.velocity.V_GB[self.index]
         r = spatial.matvec(pos.R_GB[self.index], jnp.asarray(station_B))
-        return pos.p_GB[self.index] + r, V[1] + jnp.cross(V[0], r)
+        return pos.p_GB[self.index] + r, relative_kinematics.station_velocity(V, r)
 
     @stage_operator(Stage.Acceleration)
     def find_station_location_velocity_and_acceleration_in_ground(self, state: State, station_B):
         """(p_GS, v_GS, a_GS), each (3,) in G."""
         pos, V, A = state.position, state.velocity.V_GB[self.index], state.acceleration.A_GB[self.index]
         r = spatial.matvec(pos.R_GB[self.index], jnp.asarray(station_B))
-        w_x_r = jnp.cross(V[0], r)
-        return pos.p_GB[self.index] + r, V[1] + w_x_r, A[1] + jnp.cross(A[0], r) + jnp.cross(V[0], w_x_r)
+        return (pos.p_GB[self.index] + r, relative_kinematics.station_velocity(V, r),
+                relative_kinematics.station_acceleration(A, V[0], r))
 
     @stage_operator(Stage.Position)
     def find_mass_center_location_in_ground(self, state: State):

@@ -27,7 +27,6 @@ from jaxbody._dynamics import kinematics
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import State, SystemSignature
 from jaxbody._dynamics.state_checks import check_state
-from jaxbody._math import spatial
 from jaxbody._topology.topology import Topology
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -189,20 +188,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
         return dataclasses.replace(self, topology=topo, default_q=default_q)
 
     def _convert_orientations(self, state: State, to_euler: bool) -> State:
-        topo = self.topology
-        q = state.q
-        for group, qi in zip(topo.groups, topo.group_q_index):  # a loop over mobilizer types, not bodies
-            m = group.mobilizer
-            if not m.has_quaternion_mode or m.uses_quaternion != to_euler:  # no choice, or already converted
-                continue
-            qg = q[qi]
-            if to_euler:
-                angles = spatial.body_fixed_xyz_from_rotation(spatial.rotation_from_quaternion(qg[:, :4]))
-                block = jnp.concatenate([angles, qg[:, 4:], jnp.zeros_like(qg[:, :1])], -1)
-            else:
-                quat = spatial.quaternion_from_rotation(spatial.rotation_from_body_fixed_xyz(qg[:, :3]))
-                block = jnp.concatenate([quat, qg[:, 3 : m.nq_alloc - 1]], -1)
-            q = q.at[qi].set(block)
+        q = kinematics.convert_orientations(self.topology, state.q, to_euler)
         return dataclasses.replace(state.set_q(q), use_euler_angles=to_euler)
 
     @stage_operator(jit=True)

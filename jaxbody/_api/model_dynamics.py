@@ -239,10 +239,7 @@ class ModelDynamics:
     def calc_system_mass_properties_in_ground(self, state: State):
         """Simbody's calcSystemMassPropertiesInGround: MassPropertiesArrays(mass (), com (3,) from the Ground origin
         in G, inertia (3, 3) about the Ground origin in G) of the whole system."""
-        mass = sp.calc_system_mass(self.parameters)
-        com = sp.calc_mass_center_location(self.parameters, state.position)
-        shift = mass * (jnp.dot(com, com) * jnp.eye(3, dtype=com.dtype) - jnp.outer(com, com))
-        return MassPropertiesArrays(mass, com, sp.calc_central_inertia_in_ground(self.parameters, state.position) + shift)
+        return MassPropertiesArrays(*sp.calc_mass_properties_in_ground(self.parameters, state.position))
 
     # -- force accumulation helpers (return new arrays) ---------------------------------------
 

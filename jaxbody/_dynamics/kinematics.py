@@ -141,6 +141,26 @@ def normalize_quaternions(model, state):
     return state.set_q(mobilizer_groups.normalize_q(model.topology, model.parameters, state.q))
 
 
+def convert_orientations(topo, q, to_euler: bool):
+    """q (nq,) with every Ball/Free-type orientation re-expressed: quaternion (w, x, y, z) -> body-fixed XYZ
+    angles (rad) when ``to_euler``, else angles -> quaternion (canonical w >= 0); translations kept, u slots
+    unaffected. Mobilizers without the choice, or already in the target mode, are left alone. One vectorized
+    conversion per mobilizer type."""
+    for group, qi in zip(topo.groups, topo.group_q_index):
+        m = group.mobilizer
+        if not m.has_quaternion_mode or m.uses_quaternion != to_euler:  # no choice, or already converted
+            continue
+        qg = q[qi]
+        if to_euler:
+            angles = spatial.body_fixed_xyz_from_rotation(spatial.rotation_from_quaternion(qg[:, :4]))
+            block = jnp.concatenate([angles, qg[:, 4:], jnp.zeros_like(qg[:, :1])], -1)
+        else:
+            quat = spatial.quaternion_from_rotation(spatial.rotation_from_body_fixed_xyz(qg[:, :3]))
+            block = jnp.concatenate([quat, qg[:, 3 : m.nq_alloc - 1]], -1)
+        q = q.at[qi].set(block)
+    return q
+
+
 def calc_q_dot(model, state, u):
     """``qdot = N(q) u`` (nq,) at the state's q, for u (nu,) (per mobilizer type; no realize needed)."""
     return mobilizer_groups.multiply_by_n(model.topology, model.parameters, state.q, u)

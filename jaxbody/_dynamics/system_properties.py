@@ -57,16 +57,25 @@ def calc_central_momentum(params, pos, vel):
     return jnp.stack([h[0] - jnp.cross(c, h[1]), h[1]])
 
 
+def point_mass_inertia(mass, r):
+    """``m (|r|^2 1 - r r^T)`` (..., 3, 3): the inertia about O of masses m (...,) at r (..., 3) from O (the
+    parallel-axis term)."""
+    eye = jnp.eye(3, dtype=r.dtype)
+    mass = jnp.asarray(mass, r.dtype)
+    return mass[..., None, None] * (jnp.sum(r * r, -1)[..., None, None] * eye - r[..., :, None] * r[..., None, :])
+
+
 def calc_central_inertia_in_ground(params, pos):
     """System inertia about the system mass center, in G, (3, 3)."""
     m = params.mass
-    c_G = pos.p_GBc - pos.p_GB
-    I_o = pos.Mk_G[:, :3, :3]
-    eye = jnp.eye(3, dtype=I_o.dtype)
-
-    def point_inertia(mass, r):
-        return mass[:, None, None] * (jnp.sum(r * r, -1)[:, None, None] * eye - r[:, :, None] * r[:, None, :])
-
-    I_c = I_o - point_inertia(m, c_G)
+    I_c = pos.Mk_G[:, :3, :3] - point_mass_inertia(m, pos.p_GBc - pos.p_GB)
     d = pos.p_GBc - calc_mass_center_location(params, pos)
-    return jnp.sum(I_c + point_inertia(m, d), 0)
+    return jnp.sum(I_c + point_mass_inertia(m, d), 0)
+
+
+def calc_mass_properties_in_ground(params, pos):
+    """(mass (), mass center from the Ground origin in G (3,), inertia about the Ground origin in G (3, 3)) of
+    the whole system (Simbody's calcSystemMassPropertiesInGround)."""
+    mass = calc_system_mass(params)
+    com = calc_mass_center_location(params, pos)
+    return mass, com, calc_central_inertia_in_ground(params, pos) + point_mass_inertia(mass, com)
