@@ -122,6 +122,16 @@ def _batch_rule(primitive):
     return rule
 
 
+def _register(primitive, evaluate, abstract, jvp, transpose):
+    """A linear-map primitive's rules: evaluation (eager and lowered), shapes, JVP, transpose and vmap."""
+    primitive.def_impl(evaluate)
+    primitive.def_abstract_eval(abstract)
+    mlir.register_lowering(primitive, mlir.lower_fun(evaluate, multiple_results=False))
+    ad.primitive_jvps[primitive] = jvp
+    ad.primitive_transposes[primitive] = transpose
+    batching.primitive_batchers[primitive] = _batch_rule(primitive)
+
+
 def _zeros_if_symbolic(tangents, primals):
     return [jnp.zeros(p.shape, p.dtype) if type(t) is ad.Zero else t for t, p in zip(tangents, primals)]
 
@@ -192,12 +202,7 @@ def _m_inverse_transpose(ct, *flat, topo, treedef, nbatch):
     return none + [_reduce_to(x, rhs.aval.shape, nbatch)]
 
 
-m_inverse_p.def_impl(_m_inverse_eval)
-m_inverse_p.def_abstract_eval(_m_inverse_abstract)
-mlir.register_lowering(m_inverse_p, mlir.lower_fun(_m_inverse_eval, multiple_results=False))
-ad.primitive_jvps[m_inverse_p] = _m_inverse_jvp
-ad.primitive_transposes[m_inverse_p] = _m_inverse_transpose
-batching.primitive_batchers[m_inverse_p] = _batch_rule(m_inverse_p)
+_register(m_inverse_p, _m_inverse_eval, _m_inverse_abstract, _m_inverse_jvp, _m_inverse_transpose)
 
 
 # ---- the residual's tangent --------------------------------------------------------------------------------
@@ -269,12 +274,8 @@ def _residual_tangent_transpose(ct, *flat, topo, treedef, nbatch):
     return [None] * half + [_reduce_to(c, s, nbatch) for c, s in zip(cts, targets)]
 
 
-residual_tangent_p.def_impl(_residual_tangent_eval)
-residual_tangent_p.def_abstract_eval(_residual_tangent_abstract)
-mlir.register_lowering(residual_tangent_p, mlir.lower_fun(_residual_tangent_eval, multiple_results=False))
-ad.primitive_jvps[residual_tangent_p] = _residual_tangent_jvp
-ad.primitive_transposes[residual_tangent_p] = _residual_tangent_transpose
-batching.primitive_batchers[residual_tangent_p] = _batch_rule(residual_tangent_p)
+_register(residual_tangent_p, _residual_tangent_eval, _residual_tangent_abstract, _residual_tangent_jvp,
+          _residual_tangent_transpose)
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0, 8))

@@ -212,21 +212,12 @@ JB_HD void residual_adjoint_lane(const Tree& tree, const T* q, const T* u, const
     const T* Abias_b = Ab;  // the bias acceleration A_b enters A with coefficient 1
 
     // Recompute the body's local kinematics (as kinematics_pass).
-    T R_FM[9], p_FM[3], H_FM[6 * NU_MAX], HDu[6];
-    mobilizer_kinematics(tree, b, q, gen, R_FM, p_FM, H_FM, HDu);
-    const T *R_BM = prm.R_BM + 9 * b, *p_BM = prm.p_BM + 3 * b, *R_PF = prm.R_PF + 9 * b, *p_PF = prm.p_PF + 3 * b;
-    T R_MB[9], p_MB[3], tmp[3];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) R_MB[3 * i + j] = R_BM[3 * j + i];
-    mat3_vec(R_MB, p_BM, tmp);
-    for (int i = 0; i < 3; ++i) p_MB[i] = -tmp[i];
-    T R_FB[9], p_FB[3], r[3], R_PB[9], p_PB[3], R_GF[9];
-    mat3_mul(R_FM, R_MB, R_FB);
-    mat3_vec(R_FM, p_MB, r);
-    for (int i = 0; i < 3; ++i) p_FB[i] = p_FM[i] + r[i];
-    mat3_mul(R_PF, R_FB, R_PB);
-    mat3_vec(R_PF, p_FB, tmp);
-    for (int i = 0; i < 3; ++i) p_PB[i] = p_PF[i] + tmp[i];
+    BodyLocal<T> x;
+    body_local(tree, b, q, prm, gen, x);
+    const T *R_FM = x.R_FM, *H_FM = x.H_FM, *HDu = x.HDu, *R_MB = x.R_MB, *p_MB = x.p_MB, *r = x.r;
+    const T *R_FB = x.R_FB, *p_FB = x.p_FB, *R_PB = x.R_PB, *p_PB = x.p_PB, *R_PF = x.R_PF, *R_BM = x.R_BM;
+    const T* p_BM = x.p_BM;
+    T R_GF[9];
     mat3_mul(R_GP, R_PF, R_GF);
     const T* ub = u + us;
     T VPB[6] = {0, 0, 0, 0, 0, 0}, wFM[3] = {0, 0, 0};

@@ -216,6 +216,33 @@ JB_HD inline void spd_inverse(const T* D, int n, T* X) {
   }
 }
 
+// One body's frames from its own mobilizer and Model numbers (no parent needed): X_FM(q), H_FM (in F,
+// 6 x nu) and HDot_FM u; X_MB = X_BM^-1; X_FB = X_FM X_MB with r = R_FM p_MB (from Mo to Bo, in F); and
+// X_PB = X_PF X_FB. R_PF, p_PF, R_BM, p_BM point into the Model's numbers.
+template <typename T>
+struct BodyLocal {
+  T R_FM[9], p_FM[3], H_FM[6 * NU_MAX], HDu[6], R_MB[9], p_MB[3], r[3], R_FB[9], p_FB[3], R_PB[9], p_PB[3];
+  const T *R_PF, *p_PF, *R_BM, *p_BM;
+};
+
+template <typename T>
+JB_HD inline void body_local(const Tree& tree, int64_t b, const T* q, const Params<T>& prm, const Generic<T>& gen,
+                             BodyLocal<T>& x) {
+  mobilizer_kinematics(tree, b, q, gen, x.R_FM, x.p_FM, x.H_FM, x.HDu);
+  x.R_PF = prm.R_PF + 9 * b; x.p_PF = prm.p_PF + 3 * b; x.R_BM = prm.R_BM + 9 * b; x.p_BM = prm.p_BM + 3 * b;
+  T tmp[3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) x.R_MB[3 * i + j] = x.R_BM[3 * j + i];
+  mat3_vec(x.R_MB, x.p_BM, tmp);
+  for (int i = 0; i < 3; ++i) x.p_MB[i] = -tmp[i];
+  mat3_mul(x.R_FM, x.R_MB, x.R_FB);
+  mat3_vec(x.R_FM, x.p_MB, x.r);
+  for (int i = 0; i < 3; ++i) x.p_FB[i] = x.p_FM[i] + x.r[i];
+  mat3_mul(x.R_PF, x.R_FB, x.R_PB);
+  mat3_vec(x.R_PF, x.p_FB, tmp);
+  for (int i = 0; i < 3; ++i) x.p_PB[i] = x.p_PF[i] + tmp[i];
+}
+
 // ---- RBDA pass 1: position and (when u is given) velocity kinematics, outward --------------------------
 
 // Fills R_GB, p_GB, l = p_PB_G, H = H_PB_G, c_G, I_o, P = Mk (the spatial inertia, to which the inward pass
@@ -228,22 +255,10 @@ JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Param
   for (int i = 0; i < 6; ++i) { w.V[i] = T(0); w.A[i] = T(0); }
   for (int64_t b = 1; b < tree.nb1; ++b) {
     const int64_t par = tree.parent[b], nu = tree.nu_b[b];
-    T R_FM[9], p_FM[3], H_FM[6 * NU_MAX], HDu[6];
-    mobilizer_kinematics(tree, b, q, gen, R_FM, p_FM, H_FM, HDu);
-    const T *R_BM = prm.R_BM + 9 * b, *p_BM = prm.p_BM + 3 * b, *R_PF = prm.R_PF + 9 * b, *p_PF = prm.p_PF + 3 * b;
-    // X_MB = X_BM^-1; X_PB = X_PF (X_FM X_MB); X_GB = X_GP X_PB.
-    T R_MB[9], p_MB[3], tmp[3];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) R_MB[3 * i + j] = R_BM[3 * j + i];
-    mat3_vec(R_MB, p_BM, tmp);
-    for (int i = 0; i < 3; ++i) p_MB[i] = -tmp[i];
-    T R_FB[9], p_FB[3], R_PB[9], p_PB[3], r[3];
-    mat3_mul(R_FM, R_MB, R_FB);
-    mat3_vec(R_FM, p_MB, r);  // r_MB_F: from Mo to Bo, in F
-    for (int i = 0; i < 3; ++i) p_FB[i] = p_FM[i] + r[i];
-    mat3_mul(R_PF, R_FB, R_PB);
-    mat3_vec(R_PF, p_FB, tmp);
-    for (int i = 0; i < 3; ++i) p_PB[i] = p_PF[i] + tmp[i];
+    BodyLocal<T> x;
+    body_local(tree, b, q, prm, gen, x);
+    const T *H_FM = x.H_FM, *HDu = x.HDu, *R_PF = x.R_PF, *R_PB = x.R_PB, *p_PB = x.p_PB, *r = x.r;
+    T tmp[3];
     const T *R_GP = w.R_GB + 9 * par, *p_GP = w.p_GB + 3 * par;
     T* R_GB = w.R_GB + 9 * b;
     T* p_GB = w.p_GB + 3 * b;
