@@ -120,6 +120,20 @@ GenericLanes<T> generic_lanes(const B& R, const B& p, const B& H, const B* HDu, 
       .Attr<ffi::Span<const int64_t>>("generic")               \
       .Attr<int64_t>("nu_cols")
 
+// The residual adjoint's buffers (18 inputs, 17 outputs; cpu_ffi.cc and cuda_ffi.cu bind them after their
+// contexts): q, u, udot, F, W, the 8 Model inputs, 4 generic inputs, lambda -> the adjoints of ResidualAdjoints.
+#define JB_ADJOINT_BUFFERS(DT)                                                                                  \
+  .Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>()                   \
+      .Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>()               \
+      .Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>()               \
+      .Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>()               \
+      .Arg<ffi::Buffer<DT>>().Arg<ffi::Buffer<DT>>()                                                             \
+      .Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>()               \
+      .Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>()               \
+      .Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>()               \
+      .Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>().Ret<ffi::Buffer<DT>>()               \
+      .Ret<ffi::Buffer<DT>>()
+
 // The handler parameters that JB_TREE_ATTRS binds, in its order.
 #define JB_TREE_ATTR_PARAMS                                                                                  \
   ffi::Span<const int64_t> parent, ffi::Span<const int64_t> code, ffi::Span<const int64_t> q_start,         \

@@ -207,12 +207,7 @@ ffi::Error ResidualAdjoint(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> u
 #define JB_ADJOINT_BINDING(DT)                                                                                \
   ffi::Ffi::Bind()                                                                                            \
       .Ctx<ffi::ThreadPool>()                                                                                 \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
+      JB_ADJOINT_BUFFERS(DT) JB_TREE_ATTRS
 
 }  // namespace
 

@@ -262,12 +262,7 @@ ffi::Error ResidualAdjointCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
   ffi::Ffi::Bind()                                                                                            \
       .Ctx<ffi::PlatformStream<cudaStream_t>>()                                                               \
       .Ctx<ffi::ScratchAllocator>()                                                                           \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>() \
-      .Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>().Arg<Buf<DT>>()                                             \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() \
-      .Ret<Buf<DT>>().Ret<Buf<DT>>().Ret<Buf<DT>>() JB_TREE_ATTRS
+      JB_ADJOINT_BUFFERS(DT) JB_TREE_ATTRS
 
 #define JB_FD_CUDA_BINDING(DT)                                                                                \
   ffi::Ffi::Bind()                                                                                            \
