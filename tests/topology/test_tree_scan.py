@@ -7,6 +7,8 @@ always below its children's), with order-sensitive steps (matrix products) so a 
 slot, or summed a child into the wrong parent, fails.
 """
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -152,6 +154,33 @@ def test_outward_pytree_values_transform_chain(topo):
     assert_close(p_G, ep, 1e-12, "p_GB")
 
 
+class OutwardInputs(NamedTuple):
+    S: jnp.ndarray
+    H: jnp.ndarray
+    u: jnp.ndarray
+    MOBILITY_AXES = {"H": (1,), "u": (0,)}
+
+
+class OutwardValues(NamedTuple):
+    V: jnp.ndarray
+    cols: jnp.ndarray
+    MOBILITY_AXES = {"cols": (1,)}
+
+
+class InwardInputs(NamedTuple):
+    H: jnp.ndarray
+    f: jnp.ndarray
+    z_loc: jnp.ndarray
+    S: jnp.ndarray
+    MOBILITY_AXES = {"H": (1,), "f": (0,)}
+
+
+class InwardOutputs(NamedTuple):
+    eps: jnp.ndarray
+    z: jnp.ndarray
+    MOBILITY_AXES = {"eps": (0,)}
+
+
 def test_outward_carry_of_and_mobility_axes(topo):
     """Only ``carry_of(values)`` reaches the children; u axes are narrowed to each segment's nu and padded back.
 
@@ -164,16 +193,14 @@ def test_outward_carry_of_and_mobility_axes(topo):
     u = _padded(rng, topo, ())
     seen_nu = []
 
-    def step(V_parent, x):
-        S_b, H_b, u_b = x
-        seen_nu.append((H_b.shape[-1], u_b.shape[-1]))
-        cols = H_b * u_b[:, None, :]
-        return jnp.einsum("wij,wj->wi", S_b, V_parent) + cols.sum(-1), cols
+    def step(V_parent, x: OutwardInputs):
+        seen_nu.append((x.H.shape[-1], x.u.shape[-1]))
+        cols = x.H * x.u[:, None, :]
+        return OutwardValues(jnp.einsum("wij,wj->wi", x.S, V_parent) + cols.sum(-1), cols)
 
-    root = (jnp.asarray(rng.normal(size=6)), jnp.asarray(rng.normal(size=(6, topo.nu_max))))
+    root = OutwardValues(jnp.asarray(rng.normal(size=6)), jnp.asarray(rng.normal(size=(6, topo.nu_max))))
     V, cols = tree_scan.outward(
-        topo, step, root, (jnp.asarray(S), jnp.asarray(H), jnp.asarray(u)),
-        u_axes=((), (1,), (0,)), u_axes_out=((), (1,)), carry_of=lambda values: values[0],
+        topo, step, root, OutwardInputs(jnp.asarray(S), jnp.asarray(H), jnp.asarray(u)), carry_of=lambda values: values.V,
     )
 
     assert seen_nu == [(n, n) for n in _segment_nu(topo)]  # one trace of the step per segment, narrowed
@@ -248,16 +275,14 @@ def test_inward_mobility_axes(topo):
     S = rng.normal(size=(topo.nbodies, 6, 6)) / 3
     seen_nu = []
 
-    def step(x, children):
-        H_b, f_b, z_b, S_b = x
-        seen_nu.append((H_b.shape[-1], f_b.shape[-1]))
-        z = z_b + children
-        eps = f_b - jnp.einsum("wij,wi->wj", H_b, z)
-        return (eps, z), jnp.einsum("wij,wj->wi", S_b, z)
+    def step(x: InwardInputs, children):
+        seen_nu.append((x.H.shape[-1], x.f.shape[-1]))
+        z = x.z_loc + children
+        eps = x.f - jnp.einsum("wij,wi->wj", x.H, z)
+        return InwardOutputs(eps, z), jnp.einsum("wij,wj->wi", x.S, z)
 
     (eps, z), at_ground = tree_scan.inward(
-        topo, step, (jnp.asarray(H), jnp.asarray(f), jnp.asarray(z_loc), jnp.asarray(S)), jnp.zeros(6),
-        u_axes=((1,), (0,), (), ()), u_axes_out=((0,), ()),
+        topo, step, InwardInputs(jnp.asarray(H), jnp.asarray(f), jnp.asarray(z_loc), jnp.asarray(S)), jnp.zeros(6),
     )
 
     assert seen_nu == [(n, n) for n in reversed(_segment_nu(topo))]  # tip segment first
