@@ -25,6 +25,7 @@ calc_constraint_forces_from_multipliers, as Simbody's), with the sign of G^T lam
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -35,6 +36,7 @@ from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.stage_operator import stage_operator
 from jaxbody._api.unilateral import ConditionalFlag
 from jaxbody._dynamics.state import State
+from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
@@ -237,8 +239,8 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
 
     @stage_operator(Stage.Position)
     def calc_position_constraint_matrix_p(self, state: State, model):
-        """This constraint's rows of P (mp, nu)."""
-        return model.calc_p(state)[self._rows()[0]]
+        """This constraint's rows of P (mp, nu), computed alone (one reverse sweep per row)."""
+        return model._pv_rows(state, self._rows()[0])
 
     @stage_operator(Stage.Position)
     def calc_position_constraint_matrix_pt(self, state: State, model):
@@ -247,13 +249,14 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
     @stage_operator(Stage.Position)
     def calc_position_constraint_matrix_pn_inv(self, state: State, model):
         """``P N^-1`` (mp, nq): this constraint's rows of Pq."""
-        return model.calc_pq(state)[self._rows()[0]]
+        n_inv_t = lambda row: mobilizer_groups.multiply_by_n_inv_transpose(model.topology, model.parameters,  # noqa: E731
+                                                                           state.q, row)
+        return jax.vmap(n_inv_t)(self.calc_position_constraint_matrix_p(state, model))
 
     @stage_operator(Stage.Position)
     def calc_velocity_constraint_matrix_v(self, state: State, model):
-        """This constraint's rows of V (mv, nu)."""
-        p, v, _ = self._rows()
-        return model.calc_pv(state)[v]
+        """This constraint's rows of V (mv, nu), computed alone."""
+        return model._pv_rows(state, self._rows()[1])
 
     @stage_operator(Stage.Position)
     def calc_velocity_constraint_matrix_vt(self, state: State, model):
@@ -261,8 +264,9 @@ class Constraint(ConstraintIndexing, HandleMembership, ConstraintFactories, Cond
 
     @stage_operator(Stage.Velocity)
     def calc_acceleration_constraint_matrix_a(self, state: State, model):
-        """This constraint's rows of A (ma, nu)."""
-        return model.calc_g(state)[self._rows()[2]]
+        """This constraint's rows of A (ma, nu): sliced from the Acceleration cache's G when realized, else
+        computed alone."""
+        return model._g_rows(state, self._rows()[2])
 
     @stage_operator(Stage.Velocity)
     def calc_acceleration_constraint_matrix_at(self, state: State, model):

@@ -40,6 +40,18 @@ class ModelConstraints:
             self, state.t, state.q, state.u, state.position, state.velocity, self._articulated_inertias(state), state.constraint_enabled
         )
 
+    def _pv_rows(self, state: State, rows):
+        """Rows ``rows`` (static indices into pverr, verr) of [P; V], computed alone: one reverse sweep each
+        (Constraint handle methods: a constraint's own rows, not the whole matrix). Needs Position."""
+        return _velocity_ops(self, state).calc_pv(rows)
+
+    def _g_rows(self, state: State, rows):
+        """Rows ``rows`` (static indices into the m constraint rows) of G: sliced from the Acceleration cache
+        when realized, else computed alone (one inward sweep each). Needs Velocity."""
+        if state.get_system_stage() >= Stage.Acceleration and state.acceleration.constraint_matrix is not None:
+            return state.acceleration.constraint_matrix[rows]
+        return self._constraint_ops(state).calc_g(rows)
+
     def _row_mask(self, state: State):
         return equations.row_mask(self, state.constraint_enabled)
 

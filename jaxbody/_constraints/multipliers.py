@@ -72,10 +72,10 @@ class VelocityConstraintOperators:
         """``[P; V]^T lambda`` for lambda (mp + mv,)."""
         return self._velocity_linearization[1](lam)[0]
 
-    def calc_pv(self):
-        """[P; V] (mp + mv, nu)."""
+    def calc_pv(self, rows=None):
+        """[P; V] (mp + mv, nu), or only its rows ``rows`` (a static index array): one reverse sweep per row."""
         eye = jnp.eye(self.mp + self.mv, dtype=self.q.dtype)
-        return jax.vmap(self.multiply_by_pv_transpose)(eye)
+        return jax.vmap(self.multiply_by_pv_transpose)(eye if rows is None else eye[rows])
 
 
 class AccelerationLinearization(NamedTuple):
@@ -160,10 +160,11 @@ class ConstraintOperators(VelocityConstraintOperators):
         F, f = self.constraint_forces(lam)
         return jacobians.multiply_by_system_jacobian_transpose(self.model, self.pos, F) + f
 
-    def calc_g(self):
-        """G (m, nu), row by row through the transpose operator (m inward sweeps)."""
+    def calc_g(self, rows=None):
+        """G (m, nu), or only its rows ``rows`` (a static index array), row by row through the transpose
+        operator (one inward sweep per row)."""
         eye = jnp.eye(self.m, dtype=self.q.dtype)
-        return jax.vmap(self.multiply_by_g_transpose)(eye)
+        return jax.vmap(self.multiply_by_g_transpose)(eye if rows is None else eye[rows])
 
     def bias_for_multiply_by_g(self):
         """Simbody's calcBiasForMultiplyByG: pverr(u=0) for holonomic rows, vaerr/aerr(udot=0) for the rest."""

@@ -205,3 +205,25 @@ def test_per_body_cache_getters(results):
     r = pos.p_GB[bodies["coupler"].index] - pos.p_GB[bodies["crank"].index]
     shifted = np.stack([crank["total_coriolis"][0], crank["total_coriolis"][1] + np.cross(crank["total_coriolis"][0], r)])
     np.testing.assert_allclose(coupler["total_coriolis"], shifted + coupler["coriolis"], atol=1e-12)
+
+
+def test_per_constraint_matrices_computed_alone_equal_rows_of_the_whole():
+    """A constraint's P, Pq, V and A rows at a State realized to Velocity only (so nothing is cached: each is
+    computed from the constraint's own rows) equal those rows of the model's whole matrices; at Acceleration
+    the A rows are the cached G's."""
+    _, model, _, cons = _build()
+    state = model.default_state().set_q(jnp.array([0.7, -0.7, 0.7, 0.1, 0.2]))
+    state = state.set_u(jnp.array([1.3, -1.3, 1.3, 0.5, -0.8]))
+    vel = model.realize(state, jb.Stage.Velocity)
+    P, PV, G, Pq = model.calc_p(vel), model.calc_pv(vel), model.calc_g(vel), model.calc_pq(vel)
+    for name, c in cons.items():
+        p, v, a = model.constraints.rows_of(c.index)
+        np.testing.assert_allclose(c.calc_position_constraint_matrix_p(vel, model), P[p], atol=1e-13, err_msg=name)
+        np.testing.assert_allclose(c.calc_position_constraint_matrix_pn_inv(vel, model), Pq[p], atol=1e-13, err_msg=name)
+        np.testing.assert_allclose(c.calc_velocity_constraint_matrix_v(vel, model), PV[v], atol=1e-13, err_msg=name)
+        np.testing.assert_allclose(c.calc_acceleration_constraint_matrix_a(vel, model), G[a], atol=1e-13, err_msg=name)
+    acc = model.realize(state, jb.Stage.Acceleration)
+    for name, c in cons.items():
+        a = model.constraints.rows_of(c.index)[2]
+        np.testing.assert_allclose(c.calc_acceleration_constraint_matrix_a(acc, model), model.calc_g(acc)[a],
+                                   atol=0, err_msg=name)
