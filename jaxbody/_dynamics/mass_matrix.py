@@ -53,7 +53,8 @@ def calc_m(model, pos):
     anc, desc = topo.ancestor_pairs
     F_i = F[desc]
     l = pos.p_GB[desc] - pos.p_GB[anc]  # from Bo_j to Bo_i
-    shifted = jnp.concatenate([F_i[:, :3] + jnp.cross(l[:, :, None], F_i[:, 3:], axis=-2), F_i[:, 3:]], -2)
+    columns = jnp.moveaxis(F_i, -1, 1).reshape(F_i.shape[0], -1, 2, 3)  # one spatial force per mobility column
+    shifted = jnp.moveaxis(spatial.shift_force(columns, l[:, None, :]).reshape(columns.shape[:2] + (6,)), 1, -1)
     blocks = spatial.tmatmul(H[anc], shifted)
     flat = jnp.concatenate([blocks.reshape(-1), jnp.zeros((1,), blocks.dtype)])
     return flat[topo.mass_matrix_gather] + jnp.diag(jnp.asarray(model.parameters.armature, blocks.dtype))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbody._math import spatial
 from jaxbody._topology.topology import LevelSegment, Topology
 
 tree_map = jax.tree_util.tree_map
@@ -179,8 +180,7 @@ def shift_outward(topo: Topology, p_PB_G, local):
 
     def step(A_parent, x):
         l, loc = x
-        w, v = A_parent[..., 0, :], A_parent[..., 1, :]
-        return jnp.stack([w + loc[..., 0, :], v + jnp.cross(w, l) + loc[..., 1, :]], -2)
+        return spatial.shift_motion(A_parent, l) + loc
 
     return outward(topo, step, jnp.zeros((2, 3), local.dtype), (p_PB_G, local))
 
@@ -196,7 +196,6 @@ def shift_inward(topo: Topology, p_PB_G, local):
     def step(x, children):
         l, loc = x
         F = loc + children
-        shifted = jnp.stack([F[..., 0, :] + jnp.cross(l, F[..., 1, :]), F[..., 1, :]], -2)
-        return F, shifted
+        return F, spatial.shift_force(F, l)
 
     return inward(topo, step, (p_PB_G, local), jnp.zeros((2, 3), local.dtype))
