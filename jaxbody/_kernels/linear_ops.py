@@ -257,9 +257,11 @@ def _residual_tangent_jvp(primals, tangents, *, topo, treedef, nbatch):
         dout = dout + residual_tangent_p.bind(*primals[:half], *_zeros_if_symbolic(tangents[half:], primals[half:]),
                                               **params)
     if any(type(t) is not ad.Zero for t in tangents[:half]):
-        along = functools.partial(lambda lin, *res: _residual_tangent_eval(*res, *lin, **params), primals[half:])
-        dout = dout + jax.jvp(along, tuple(primals[:half]),
-                             tuple(_zeros_if_symbolic(tangents[:half], primals[:half])))[1]
+        def at_fixed_tangent(*res):  # R's tangent along the primitive's own tangent, as a function of (prm, q, ...)
+            return _residual_tangent_eval(*res, *primals[half:], **params)
+
+        dout = dout + jax.jvp(at_fixed_tangent, tuple(primals[:half]),
+                              tuple(_zeros_if_symbolic(tangents[:half], primals[:half])))[1]
     return out, dout
 
 
