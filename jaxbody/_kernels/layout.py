@@ -1,8 +1,10 @@
 """The static description of a tree that the kernels read: parents, mobilizer codes, q/u slots.
 
-Mobilizer types with a native implementation in ``tree_lane.h`` get their code; every other body (Custom,
-FunctionBased, reversed, Euler-mode Ball/Free, Universal, Gimbal, ...) is GENERIC: the JAX path computes its
-X_FM, H_FM and HDot_FM u, vectorized per type, and the kernel reads them (``generic_inputs``).
+Mobilizer types with a native implementation in ``tree_lane.h`` (Weld, Pin, Slider, Translation, Cylinder,
+Planar, Universal, Gimbal, and Ball and Free in both modes) get their code; every other body (Custom,
+FunctionBased, reversed mobilizers, Screw, Ellipsoid, ...) is GENERIC: the JAX path computes its X_FM, H_FM
+and HDot_FM u, vectorized per type, and the kernel reads them (``generic_inputs``). Screw stays GENERIC
+because its pitch is a Model leaf the kernels take no input for.
 """
 
 from __future__ import annotations
@@ -14,13 +16,21 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._mobilizers.ball import Ball
+from jaxbody._mobilizers.cylinder import Cylinder
 from jaxbody._mobilizers.free import Free
+from jaxbody._mobilizers.gimbal import Gimbal
 from jaxbody._mobilizers.pin import Pin
+from jaxbody._mobilizers.planar import Planar
 from jaxbody._mobilizers.slider import Slider
 from jaxbody._mobilizers.translation import Translation
+from jaxbody._mobilizers.universal import Universal
 from jaxbody._mobilizers.weld import Weld
 
-GENERIC, WELD, PIN, SLIDER, BALL_QUAT, FREE_QUAT, TRANSLATION = range(7)
+# tree_lane.h's MobilizerCode, in the same order.
+(GENERIC, WELD, PIN, SLIDER, BALL_QUAT, FREE_QUAT, TRANSLATION, CYLINDER, PLANAR, UNIVERSAL, GIMBAL, BALL_EULER,
+ FREE_EULER) = range(13)
+_CODE_OF_TYPE = {Pin: PIN, Slider: SLIDER, Weld: WELD, Translation: TRANSLATION, Cylinder: CYLINDER,
+                 Planar: PLANAR, Universal: UNIVERSAL, Gimbal: GIMBAL}
 #: Widest mobilizer the kernels take (tree_lane.h NU_MAX).
 NU_MAX = 6
 
@@ -28,19 +38,11 @@ NU_MAX = 6
 def native_code(mobilizer) -> int:
     """The kernel's code for a mobilizer, GENERIC when the kernel has no native implementation of it."""
     kind = type(mobilizer)
-    if kind is Pin:
-        return PIN
-    if kind is Slider:
-        return SLIDER
-    if kind is Weld:
-        return WELD
-    if kind is Translation:
-        return TRANSLATION
-    if kind is Ball and not mobilizer.euler:
-        return BALL_QUAT
-    if kind is Free and not mobilizer.euler:
-        return FREE_QUAT
-    return GENERIC
+    if kind is Ball:
+        return BALL_EULER if mobilizer.euler else BALL_QUAT
+    if kind is Free:
+        return FREE_EULER if mobilizer.euler else FREE_QUAT
+    return _CODE_OF_TYPE.get(kind, GENERIC)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -213,7 +213,7 @@ JB_HD void residual_adjoint_lane(const Tree& tree, const T* q, const T* u, const
 
     // Recompute the body's local kinematics (as kinematics_pass).
     BodyLocal<T> x;
-    body_local(tree, b, q, prm, gen, x);
+    body_local(tree, b, q, u, prm, gen, x);
     const T *R_FM = x.R_FM, *H_FM = x.H_FM, *HDu = x.HDu, *R_MB = x.R_MB, *p_MB = x.p_MB, *r = x.r;
     const T *R_FB = x.R_FB, *p_FB = x.p_FB, *R_PB = x.R_PB, *p_PB = x.p_PB, *R_PF = x.R_PF, *R_BM = x.R_BM;
     const T* p_BM = x.p_BM;
@@ -345,22 +345,60 @@ JB_HD void residual_adjoint_lane(const Tree& tree, const T* q, const T* u, const
       }
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) out.R_BM[9 * b + 3 * i + j] += RMBb[3 * j + i];
-    // The mobilizer: X_FM(q), H_FM(q), HDot_FM u (native types: X_FM only depends on q).
+    // The mobilizer: X_FM(q), H_FM(q), HDot_FM u(q, u) (mobilizer_kinematics, reversed block by block).
     const T* pFMb = pFBb;  // p_FB = p_FM + r: p_FM's adjoint is p_FB's
     T* qb = out.q + tree.q_start[b];
+    T* u_b = out.u + us;
     const T* qv = q + tree.q_start[b];
+    const RotationSequence seq = rotation_sequence(tree.code[b]);
+    for (int k = 0; k < seq.n; ++k) {  // R_FM from the angles q[0 .. n)
+      T dR[9];
+      sequence_rotation(seq, qv, k, dR);
+      for (int i = 0; i < 9; ++i) qb[k] += RFMb[i] * dR[i];
+    }
     switch (tree.code[b]) {
-      case PIN: {
-        const T c = std::cos(qv[0]), s = std::sin(qv[0]);
-        qb[0] += -s * RFMb[0] - c * RFMb[1] + c * RFMb[3] - s * RFMb[4];
-        break;
-      }
       case SLIDER:
         qb[0] += pFMb[0];
         break;
       case TRANSLATION:
         for (int i = 0; i < 3; ++i) qb[i] += pFMb[i];
         break;
+      case CYLINDER:
+        qb[1] += pFMb[2];
+        break;
+      case PLANAR:
+        qb[1] += pFMb[0]; qb[2] += pFMb[1];
+        break;
+      case FREE_EULER:
+        for (int i = 0; i < 3; ++i) qb[3 + i] += pFMb[i];
+        break;
+      case UNIVERSAL: {  // H_FM[1..2][1] = (c0, s0); HDu[1..2] = (-s0, c0) u0 u1
+        const T c0 = std::cos(qv[0]), s0 = std::sin(qv[0]), u0 = ub[0], u1 = ub[1];
+        const T* Hb2 = H_FMb;
+        qb[0] += -s0 * Hb2[1 * 2 + 1] + c0 * Hb2[2 * 2 + 1] - (c0 * HDub[1] + s0 * HDub[2]) * u0 * u1;
+        const T g = -s0 * HDub[1] + c0 * HDub[2];
+        u_b[0] += g * u1;
+        u_b[1] += g * u0;
+        break;
+      }
+      case GIMBAL: {
+        const T c0 = std::cos(qv[0]), s0 = std::sin(qv[0]), c1 = std::cos(qv[1]), s1 = std::sin(qv[1]);
+        const T u0 = ub[0], u1 = ub[1], u2 = ub[2];
+        const T* Hb3 = H_FMb;  // rows 0..2 of the 6 x 3 H_FM adjoint
+        const T g0 = HDub[0], g1 = HDub[1], g2 = HDub[2];
+        // H_FM: (c0, s0) in column 1; (s1, -s0 c1, c0 c1) in column 2
+        qb[0] += -s0 * Hb3[1 * 3 + 1] + c0 * Hb3[2 * 3 + 1] - c0 * c1 * Hb3[1 * 3 + 2] - s0 * c1 * Hb3[2 * 3 + 2];
+        qb[1] += c1 * Hb3[0 * 3 + 2] + s0 * s1 * Hb3[1 * 3 + 2] - c0 * s1 * Hb3[2 * 3 + 2];
+        // HDu = (c1 u1 u2, -s0 u0 u1 - c0 c1 u0 u2 + s0 s1 u1 u2, c0 u0 u1 - s0 c1 u0 u2 - c0 s1 u1 u2)
+        qb[0] += g1 * (-c0 * u0 * u1 + s0 * c1 * u0 * u2 + c0 * s1 * u1 * u2) +
+                 g2 * (-s0 * u0 * u1 - c0 * c1 * u0 * u2 + s0 * s1 * u1 * u2);
+        qb[1] += g0 * (-s1 * u1 * u2) + g1 * (c0 * s1 * u0 * u2 + s0 * c1 * u1 * u2) +
+                 g2 * (s0 * s1 * u0 * u2 - c0 * c1 * u1 * u2);
+        u_b[0] += g1 * (-s0 * u1 - c0 * c1 * u2) + g2 * (c0 * u1 - s0 * c1 * u2);
+        u_b[1] += g0 * (c1 * u2) + g1 * (-s0 * u0 + s0 * s1 * u2) + g2 * (c0 * u0 - c0 * s1 * u2);
+        u_b[2] += g0 * (c1 * u1) + g1 * (-c0 * c1 * u0 + s0 * s1 * u1) + g2 * (-s0 * c1 * u0 - c0 * s1 * u1);
+        break;
+      }
       case BALL_QUAT:
       case FREE_QUAT: {
         const T n = std::sqrt(qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2] + qv[3] * qv[3]);

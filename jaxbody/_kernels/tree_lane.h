@@ -25,6 +25,7 @@ namespace jaxbody_kernels {
 // X_FM, H_FM and HDot_FM u computed by the JAX path.
 enum MobilizerCode : int64_t {
   GENERIC = 0, WELD = 1, PIN = 2, SLIDER = 3, BALL_QUAT = 4, FREE_QUAT = 5, TRANSLATION = 6,
+  CYLINDER = 7, PLANAR = 8, UNIVERSAL = 9, GIMBAL = 10, BALL_EULER = 11, FREE_EULER = 12,
 };
 
 constexpr int NU_MAX = 6;
@@ -88,30 +89,105 @@ template <typename T> JB_HD inline void cross(const T* a, const T* b, T* out) {
   out[0] = x; out[1] = y; out[2] = zz;
 }
 
-// X_FM and H_FM (in F, 6 x nu row-major) and HDot_FM u of a native type; false for GENERIC.
+// ---- rotations of the native mobilizers ---------------------------------------------------------------
+
+// The elementary rotation R_axis(angle) (axis 0, 1, 2 = x, y, z) given its cosine and sine, or with
+// ``derivative`` its derivative with respect to the angle (jaxbody._math.spatial.rot_x / rot_y / rot_z).
 template <typename T>
-JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, const Generic<T>& gen, T* R_FM,
-                                       T* p_FM, T* H_FM, T* HDu) {
-  const int64_t nu = tree.nu_b[b];
+JB_HD inline void axis_rotation(int axis, T c, T s, bool derivative, T* R) {
+  const int i = (axis + 1) % 3, j = (axis + 2) % 3;  // the plane the rotation turns
+  for (int k = 0; k < 9; ++k) R[k] = T(0);
+  if (derivative) {
+    R[3 * i + i] = -s; R[3 * i + j] = -c; R[3 * j + i] = c; R[3 * j + j] = -s;
+  } else {
+    R[4 * axis] = T(1);
+    R[3 * i + i] = c; R[3 * i + j] = -s; R[3 * j + i] = s; R[3 * j + j] = c;
+  }
+}
+
+// The body-fixed sequence of the native rotation mobilizers: R_FM = R_a0(q0) R_a1(q1) ... (angles taken
+// from q[0 .. n)); Pin, Cylinder and Planar turn about z, Universal is X-Y, Gimbal and the Euler-angle
+// modes of Ball and Free are X-Y-Z (jaxbody._math.spatial.rotation_from_body_fixed_xyz).
+struct RotationSequence {
+  int n;        // angles (0: no rotation from angles)
+  int axis[3];  // their axes
+};
+JB_HD inline RotationSequence rotation_sequence(int64_t code) {
+  switch (code) {
+    case PIN: case CYLINDER: case PLANAR: return {1, {2, 0, 0}};
+    case UNIVERSAL: return {2, {0, 1, 0}};
+    case GIMBAL: case BALL_EULER: case FREE_EULER: return {3, {0, 1, 2}};
+    default: return {0, {0, 0, 0}};
+  }
+}
+
+// R = R_a0(q0) R_a1(q1) ...; with ``d`` >= 0 the derivative of R with respect to angle d instead.
+template <typename T>
+JB_HD inline void sequence_rotation(const RotationSequence& seq, const T* angles, int d, T* R) {
+  for (int k = 0; k < 9; ++k) R[k] = (k % 4 == 0) ? T(1) : T(0);
+  for (int k = 0; k < seq.n; ++k) {
+    T E[9], P[9];
+    axis_rotation(seq.axis[k], std::cos(angles[k]), std::sin(angles[k]), k == d, E);
+    mat3_mul(R, E, P);
+    for (int m = 0; m < 9; ++m) R[m] = P[m];
+  }
+}
+
+// X_FM and H_FM (in F, 6 x nu row-major) and HDot_FM u of a body's mobilizer: native types from q (and u
+// for HDot_FM u), GENERIC bodies from the JAX path's inputs. u may be null (HDot_FM u is then zero).
+// Native formulas: jaxbody/_mobilizers/<type>.py.
+template <typename T>
+JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, const T* u, const Generic<T>& gen,
+                                       T* R_FM, T* p_FM, T* H_FM, T* HDu) {
+  const int64_t nu = tree.nu_b[b], code = tree.code[b];
   for (int i = 0; i < 9; ++i) R_FM[i] = (i % 4 == 0) ? T(1) : T(0);
   for (int i = 0; i < 3; ++i) p_FM[i] = T(0);
   for (int i = 0; i < 6 * nu; ++i) H_FM[i] = T(0);
   for (int i = 0; i < 6; ++i) HDu[i] = T(0);
   const T* qb = q + tree.q_start[b];
-  switch (tree.code[b]) {
-    case PIN: {
-      T c = std::cos(qb[0]), s = std::sin(qb[0]);
-      R_FM[0] = c; R_FM[1] = -s; R_FM[3] = s; R_FM[4] = c;
-      H_FM[2] = T(1);
+  const T* ub = u ? u + tree.u_start[b] : static_cast<const T*>(nullptr);
+  const RotationSequence seq = rotation_sequence(code);
+  if (seq.n) sequence_rotation(seq, qb, -1, R_FM);
+  auto column = [&](int c, int row) { H_FM[row * nu + c] = T(1); };  // a unit column of H_FM
+  switch (code) {
+    case PIN:
+      column(0, 2);
       break;
-    }
     case SLIDER:
       p_FM[0] = qb[0];
-      H_FM[3] = T(1);
+      column(0, 3);
       break;
     case TRANSLATION:
-      for (int i = 0; i < 3; ++i) { p_FM[i] = qb[i]; H_FM[(3 + i) * 3 + i] = T(1); }
+      for (int i = 0; i < 3; ++i) { p_FM[i] = qb[i]; column(i, 3 + i); }
       break;
+    case CYLINDER:  // rotation about z, translation along z
+      p_FM[2] = qb[1];
+      column(0, 2); column(1, 5);
+      break;
+    case PLANAR:  // rotation about z, translation along Fx, Fy
+      p_FM[0] = qb[1]; p_FM[1] = qb[2];
+      column(0, 2); column(1, 3); column(2, 4);
+      break;
+    case UNIVERSAL: {  // w = Fx u0 + (Rx(q0) y) u1
+      const T c0 = std::cos(qb[0]), s0 = std::sin(qb[0]);
+      column(0, 0);
+      H_FM[1 * nu + 1] = c0; H_FM[2 * nu + 1] = s0;
+      if (ub) { HDu[1] = -s0 * ub[0] * ub[1]; HDu[2] = c0 * ub[0] * ub[1]; }
+      break;
+    }
+    case GIMBAL: {  // w = x u0 + Rx(q0) y u1 + Rx(q0) Ry(q1) z u2 (orientation.euler_xyz_w_columns)
+      const T c0 = std::cos(qb[0]), s0 = std::sin(qb[0]), c1 = std::cos(qb[1]), s1 = std::sin(qb[1]);
+      column(0, 0);
+      H_FM[1 * nu + 1] = c0; H_FM[2 * nu + 1] = s0;
+      H_FM[0 * nu + 2] = s1; H_FM[1 * nu + 2] = -s0 * c1; H_FM[2 * nu + 2] = c0 * c1;
+      if (ub) {  // (d/dt H_FM) u with qdot = u (orientation.euler_xyz_w_columns_dot)
+        const T u0 = ub[0], u1 = ub[1], u2 = ub[2];
+        HDu[0] = c1 * u1 * u2;
+        HDu[1] = -s0 * u0 * u1 + (-c0 * u0 * c1 + s0 * s1 * u1) * u2;
+        HDu[2] = c0 * u0 * u1 + (-s0 * u0 * c1 - c0 * s1 * u1) * u2;
+      }
+      break;
+    }
     case BALL_QUAT:
     case FREE_QUAT: {
       T n = std::sqrt(qb[0] * qb[0] + qb[1] * qb[1] + qb[2] * qb[2] + qb[3] * qb[3]);
@@ -119,11 +195,17 @@ JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, 
       R_FM[0] = w * w + x * x - y * y - zq * zq; R_FM[1] = 2 * (x * y - w * zq); R_FM[2] = 2 * (x * zq + w * y);
       R_FM[3] = 2 * (x * y + w * zq); R_FM[4] = w * w - x * x + y * y - zq * zq; R_FM[5] = 2 * (y * zq - w * x);
       R_FM[6] = 2 * (x * zq - w * y); R_FM[7] = 2 * (y * zq + w * x); R_FM[8] = w * w - x * x - y * y + zq * zq;
-      for (int i = 0; i < nu; ++i) H_FM[i * nu + i] = T(1);
-      if (tree.code[b] == FREE_QUAT)
+      for (int i = 0; i < nu; ++i) column(i, i);
+      if (code == FREE_QUAT)
         for (int i = 0; i < 3; ++i) p_FM[i] = qb[4 + i];
       break;
     }
+    case BALL_EULER:  // u = w_FM in F; q = X-Y-Z angles (the 4th slot unused)
+    case FREE_EULER:  // q = (X-Y-Z angles, p_FM, unused)
+      for (int i = 0; i < nu; ++i) column(i, i);
+      if (code == FREE_EULER)
+        for (int i = 0; i < 3; ++i) p_FM[i] = qb[3 + i];
+      break;
     case GENERIC: {
       const int64_t g = tree.generic[b], nc = tree.nu_cols;
       for (int i = 0; i < 9; ++i) R_FM[i] = gen.R_FM[9 * g + i];
@@ -217,7 +299,7 @@ JB_HD inline void spd_inverse(const T* D, int n, T* X) {
 }
 
 // One body's frames from its own mobilizer and Model numbers (no parent needed): X_FM(q), H_FM (in F,
-// 6 x nu) and HDot_FM u; X_MB = X_BM^-1; X_FB = X_FM X_MB with r = R_FM p_MB (from Mo to Bo, in F); and
+// 6 x nu) and HDot_FM u (zero when u is null); X_MB = X_BM^-1; X_FB = X_FM X_MB with r = R_FM p_MB (from Mo to Bo, in F); and
 // X_PB = X_PF X_FB. R_PF, p_PF, R_BM, p_BM point into the Model's numbers.
 template <typename T>
 struct BodyLocal {
@@ -226,9 +308,9 @@ struct BodyLocal {
 };
 
 template <typename T>
-JB_HD inline void body_local(const Tree& tree, int64_t b, const T* q, const Params<T>& prm, const Generic<T>& gen,
-                             BodyLocal<T>& x) {
-  mobilizer_kinematics(tree, b, q, gen, x.R_FM, x.p_FM, x.H_FM, x.HDu);
+JB_HD inline void body_local(const Tree& tree, int64_t b, const T* q, const T* u, const Params<T>& prm,
+                             const Generic<T>& gen, BodyLocal<T>& x) {
+  mobilizer_kinematics(tree, b, q, u, gen, x.R_FM, x.p_FM, x.H_FM, x.HDu);
   x.R_PF = prm.R_PF + 9 * b; x.p_PF = prm.p_PF + 3 * b; x.R_BM = prm.R_BM + 9 * b; x.p_BM = prm.p_BM + 3 * b;
   T tmp[3];
   for (int i = 0; i < 3; ++i)
@@ -256,7 +338,7 @@ JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Param
   for (int64_t b = 1; b < tree.nb1; ++b) {
     const int64_t par = tree.parent[b], nu = tree.nu_b[b];
     BodyLocal<T> x;
-    body_local(tree, b, q, prm, gen, x);
+    body_local(tree, b, q, u, prm, gen, x);
     const T *H_FM = x.H_FM, *HDu = x.HDu, *R_PF = x.R_PF, *R_PB = x.R_PB, *p_PB = x.p_PB, *r = x.r;
     T tmp[3];
     const T *R_GP = w.R_GB + 9 * par, *p_GP = w.p_GB + 3 * par;

@@ -80,6 +80,20 @@ def test_every_mobilizer_type_both_paths(use_euler_angles):
     assert float(jnp.abs(out["motion_forces"]).max()) > 0.0
 
 
+#: The mobilizers real models use, each computed inside the kernel (issue 26 item 2), in both modes.
+NATIVE_TYPES = {"Weld", "Pin", "Slider", "Translation", "Cylinder", "Planar", "Universal", "Gimbal", "Ball", "Free"}
+
+
+@pytest.mark.parametrize("use_euler_angles", [False, True], ids=["quaternions", "euler"])
+def test_the_types_real_models_use_run_natively(use_euler_angles):
+    from jaxbody._kernels.layout import GENERIC, kernel_layout
+
+    model, _ = catalogue_tree(use_euler_angles)
+    layout = kernel_layout(model.topology)
+    native = {m.simbody_name for m, code in zip(model.topology.mobilizers[1:], layout.code[1:]) if code != GENERIC}
+    assert native == NATIVE_TYPES, native ^ NATIVE_TYPES
+
+
 def test_mixed_tree_and_float32():
     model, _ = mixed_tree_30()
     args = random_args(model, 5)
