@@ -130,47 +130,50 @@ def _project_q_solve(model, t, q_in, enabled, free_q, options: ProjectOptions):
     entry = _norm(err_in, mask, infinity)
     start = ((entry > options.accuracy) | options.force_projection) & (entry <= options.projection_limit)
 
-    # perr(q) is carried from one iteration to the next in both loops (each position realize is done once).
-    def cond(c):
-        q, err, it, norm, stop = c
-        return (~stop) & (it < MAX_Q_ITERATIONS) & ((norm > target) | (it == 0))
-
-    def body(c):
-        q, err, it, norm, _ = c
-        q_new = q - _min_norm_solve(_pq(model, t, q, enabled, free_q), err, rank_tol)  # Simbody: q -= Pq^+ perr(q)
-        err_new = _perr(model, t, q_new, enabled)
-        n_new = _norm(err_new, mask, infinity)
-        diverged = options.local_only & (it >= 1) & (n_new > norm)
-        q, err, norm = (jnp.where(diverged, old, new) for old, new in ((q, q_new), (err, err_new), (norm, n_new)))
-        return q, err, it + 1, norm, diverged
-
-    q, err, it, final, _ = jax.lax.while_loop(cond, body, (q_in, err_in, jnp.zeros((), jnp.int32), entry, ~start))
-
-    # Closest point: on the manifold, q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in)); that step leaves a curved
-    # manifold to second order in its move (a 20-link chain 4.5 cm off its tether: by 7e-11, above the target), and
-    # then the next step is Gauss-Newton's back onto it. One solve per iteration either way; the iteration stops
-    # when an anchored step no longer moves, and the last iterate on the manifold is the result.
+    # Two phases in one loop, so Pq and perr are traced once: Gauss-Newton onto the manifold, then (refining)
+    # the closest point. On the manifold, q = q_in - Pq^+ (perr(q_k) - Pq (q_k - q_in)); that step
+    # leaves a curved manifold to second order in its move (a 20-link chain 4.5 cm off its tether: by 7e-11,
+    # above the target), and then the next step is Gauss-Newton's back onto it. One solve per iteration either
+    # way; refining stops when an anchored step no longer moves, and the last iterate on the manifold is the
+    # result. perr(q) is carried from one iteration to the next (each position realize is done once).
     step_tol = 100 * jnp.finfo(q_in.dtype).eps
 
-    def refine_cond(c):
-        q, err, k, norm, moved, best, best_norm = c
+    def newton_active(it, norm, stop):
+        return (~stop) & (it < MAX_Q_ITERATIONS) & ((norm > target) | (it == 0))
+
+    def refine_active(k, norm, moved, best_norm):
         return start & (best_norm <= target) & (moved | (norm > target)) & (k < MAX_REFINE_ITERATIONS)
 
-    def refine_body(c):
-        q, err, k, norm, _, best, best_norm = c
+    def cond(c):
+        q, err, norm, refining, it, stop, k, moved, best, best_norm = c
+        return jnp.where(refining, refine_active(k, norm, moved, best_norm), newton_active(it, norm, stop))
+
+    def body(c):
+        q, err, norm, refining, it, stop, k, moved, best, best_norm = c
         A = _pq(model, t, q, enabled, free_q)
-        on_manifold = norm <= target
-        base = jnp.where(on_manifold, q_in, q)
-        q_new = base - _min_norm_solve(A, jnp.where(on_manifold, err - A @ (q - q_in), err), rank_tol)
+        anchored = refining & (norm <= target)
+        base = jnp.where(anchored, q_in, q)
+        q_new = base - _min_norm_solve(A, jnp.where(anchored, err - A @ (q - q_in), err), rank_tol)
         err_new = _perr(model, t, q_new, enabled)
         n_new = _norm(err_new, mask, infinity)
-        # Only an anchored step that stays put ends the iteration (a Gauss-Newton step back may be tiny).
-        moved = ~on_manifold | (jnp.max(jnp.abs(q_new - q)) > step_tol * (1 + jnp.max(jnp.abs(q))))
+        # Gauss-Newton (Simbody: q -= Pq^+ perr(q)); a local-only projection stops when it diverges
+        diverged = options.local_only & (it >= 1) & (n_new > norm)
+        q0, err0, n0 = (jnp.where(diverged, old, new) for old, new in ((q, q_new), (err, err_new), (norm, n_new)))
+        it0 = it + 1
+        newton_done = ~newton_active(it0, n0, diverged)
+        # refining: only an anchored step that stays put ends it (a Gauss-Newton step back may be tiny)
+        moved1 = ~anchored | (jnp.max(jnp.abs(q_new - q)) > step_tol * (1 + jnp.max(jnp.abs(q))))
         ok = n_new <= target
-        return q_new, err_new, k + 1, n_new, moved, jnp.where(ok, q_new, best), jnp.where(ok, n_new, best_norm)
+        best1, best_norm1 = jnp.where(ok, q_new, best), jnp.where(ok, n_new, best_norm)
+        pick = lambda a0, a1: jnp.where(refining, a1, a0)  # noqa: E731
+        return (pick(q0, q_new), pick(err0, err_new), pick(n0, n_new),
+                refining | newton_done, pick(it0, it), pick(diverged, stop),
+                pick(jnp.zeros_like(k), k + 1), pick(jnp.ones_like(moved), moved1), pick(q0, best1),
+                pick(n0, best_norm1))
 
-    init = (q, err, jnp.zeros((), jnp.int32), final, jnp.ones((), bool), q, final)
-    *_, q, final = jax.lax.while_loop(refine_cond, refine_body, init)
+    zero = jnp.zeros((), jnp.int32)
+    init = (q_in, err_in, entry, jnp.zeros((), bool), zero, ~start, zero, jnp.ones((), bool), q_in, entry)
+    _, _, _, _, it, _, _, _, q, final = jax.lax.while_loop(cond, body, init)
     worse = final > entry
     q = jnp.where(worse, q_in, q)
     return q, it, entry, jnp.minimum(final, entry)
@@ -287,13 +290,17 @@ def project_u(model, state, options: ProjectOptions = ProjectOptions(), u_err_es
     rank_tol = max(nv, 1) * jnp.finfo(st.q.dtype).eps ** 0.5
     BE_pinv = pinv(B * E, rtol=rank_tol)
     infinity = options.use_infinity_norm
-    u = st.u
-    entry = _norm(ops.velocity_errors(u), mask, infinity)
+    err = ops.velocity_errors(st.u)
+    entry = _norm(err, mask, infinity)
     start = ((entry > options.accuracy) | options.force_projection) & (entry <= options.projection_limit)
-    final = entry
-    for _ in range(MAX_U_ITERATIONS):
-        u = jnp.where(start, u - E * (BE_pinv @ ops.velocity_errors(u)), u)
-    final = jnp.where(start, _norm(ops.velocity_errors(u), mask, infinity), entry)
+
+    def iteration(_, c):  # a loop, so the velocity errors are traced once
+        u, err = c
+        u = jnp.where(start, u - E * (BE_pinv @ err), u)
+        return u, ops.velocity_errors(u)
+
+    u, err = jax.lax.fori_loop(0, MAX_U_ITERATIONS, iteration, (st.u, err))
+    final = jnp.where(start, _norm(err, mask, infinity), entry)
     worse = final > entry
     u = jnp.where(worse, st.u, u)
     final = jnp.minimum(final, entry)

@@ -248,14 +248,12 @@ class TimeStepper(eqx.Module):
         opts = control.projection_options(settings, local=False)
 
         def after_handlers(s):
-            s, _, _, _ = control.project_with_error(model, s, jnp.zeros_like(new.ydot), opts)
-            return realize_ydot(model, s)
-
-        def unchanged(s):
-            return realize_ydot(model, s)
+            return control.project_with_error(model, s, jnp.zeros_like(new.ydot), opts)[0].drop_caches()
 
         any_event = jnp.any(fired)
-        ydot, r = jax.lax.cond(changed, after_handlers, unchanged, state)
+        # One realize after either branch (realize_ydot prescribes, which drops caches anyway): the dynamics
+        # are traced once, not once per branch.
+        ydot, r = realize_ydot(model, jax.lax.cond(changed, after_handlers, State.drop_caches, state))
         stats = eqx.tree_at(lambda s: s.realizations, new.stats, new.stats.realizations + evals + any_event)
         return eqx.tree_at(
             lambda n: (n.state, n.ydot, n.witness, n.terminated, n.events, n.stats), new,
