@@ -94,6 +94,27 @@ def calc_tree_accelerations(model, state: State) -> articulated.TreeAcceleration
         dyn.udot_prescribed)
 
 
+def constraint_operators(model, state: State, abi: articulated.ArticulatedInertias) -> ConstraintOperators:
+    """The constraint operators at a State realized to Velocity. On the compiled kernels, ``M^-1 G^T`` and its
+    rows' body accelerations and prescribed forces are one kernel call over the m rows (forward dynamics at
+    u = 0 with only the row as mobility force: exactly the articulated solve's linear map), else the JAX
+    path's m articulated solves with ``abi``."""
+    topo, dtype = model.topology, state.q.dtype
+    solve_rows = None
+    if backend.runs_compiled(topo, dtype):
+        known = abi.udot_known.astype(dtype)
+        zero_u = jnp.zeros((topo.nu,), dtype)
+        no_F, no_W = jnp.zeros((topo.nbodies, 2, 3), dtype), jnp.zeros((topo.nbodies, 3), dtype)
+
+        def solve_rows(G):
+            row = lambda g: kernel_tree.tree_accelerations(  # noqa: E731
+                topo, model.parameters, state.q, zero_u, g, no_F, no_W, known, zero_u)
+            return articulated.TreeAccelerations(*jax.vmap(row)(G))
+
+    return ConstraintOperators(model, state.t, state.q, state.u, state.position, state.velocity, abi,
+                               state.constraint_enabled, solve_rows)
+
+
 def realize_acceleration(model, state: State) -> AccelerationCache:
     """Forward dynamics: the tree's ABA solution, then (with constraints) the multipliers' correction of it.
 
@@ -108,7 +129,7 @@ def realize_acceleration(model, state: State) -> AccelerationCache:
         if not model.constraints.m:
             qdotdot = mobilizer_groups.calc_qdotdot(topo, prm, state.q, state.u, tree.udot)
             return AccelerationCache(udot=tree.udot, qdotdot=qdotdot, A_GB=tree.A_GB, motion_forces=tree.motion_forces)
-        ops = ConstraintOperators(model, state.t, state.q, state.u, pos, vel, dyn.articulated, state.constraint_enabled)
+        ops = constraint_operators(model, state, dyn.articulated)
         solved = solve_constrained_accelerations(ops, tree)
         # qdotdot = N udot + NDot u, with NDot u from the linearization at udot = 0.
         qdotdot = mobilizer_groups.multiply_by_n(topo, prm, state.q, solved.udot) + ops.linearization.motion.qdotdot

@@ -23,6 +23,7 @@ from jaxbody._constraints.multipliers import (
     solve_constrained_accelerations,
 )
 from jaxbody._constraints.projection import ProjectOptions
+from jaxbody._realize import constraint_operators
 from jaxbody._dynamics.kinematics import realize_position
 from jaxbody._dynamics.state import State
 from jaxbody._topology import mobilizer_groups
@@ -36,9 +37,7 @@ class ModelConstraints:
 
     def _constraint_ops(self, state: State) -> ConstraintOperators:
         """Operators at a State realized to Velocity (M^-1 products: see ModelDynamics._articulated_inertias)."""
-        return ConstraintOperators(
-            self, state.t, state.q, state.u, state.position, state.velocity, self._articulated_inertias(state), state.constraint_enabled
-        )
+        return constraint_operators(self, state, self._articulated_inertias(state))
 
     def _pv_rows(self, state: State, rows):
         """Rows ``rows`` (static indices into pverr, verr) of [P; V], computed alone: one reverse sweep each

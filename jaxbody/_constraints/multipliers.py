@@ -98,9 +98,13 @@ class ConstraintOperators(VelocityConstraintOperators):
     masked out (zero rows).
     """
 
-    def __init__(self, model, t, q, u, pos, vel, abi, enabled):
+    def __init__(self, model, t, q, u, pos, vel, abi, enabled, solve_rows=None):
+        """``solve_rows(G) -> TreeAccelerations`` (rows (m, nu) in): M^-1 G^T with each row's body
+        accelerations and prescribed forces, when the caller has a faster route than the JAX path's
+        articulated solves with ``abi`` (jaxbody._realize.constraint_operators: the compiled kernel)."""
         super().__init__(model, t, q, pos, enabled)
         self.u, self.vel, self.abi = u, vel, abi
+        self._solve_rows = solve_rows
 
     @functools.cached_property
     def linearization(self) -> AccelerationLinearization:
@@ -175,6 +179,8 @@ class ConstraintOperators(VelocityConstraintOperators):
 
         Returns TreeAccelerations with udot (m, nu), A_GB (m, nbodies, 2, 3), motion_forces (m, nu): m articulated solves.
         """
+        if self._solve_rows is not None:
+            return self._solve_rows(G)
         solve = lambda g: articulated.multiply_by_m_inv_with_accelerations(self.model, self.pos, self.abi, g)  # noqa: E731
         return jax.vmap(solve)(G)
 

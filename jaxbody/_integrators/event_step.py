@@ -36,7 +36,7 @@ def scheduled_items(items):
 
 
 def witnesses(items, model, realized):
-    """(n triggered,) witness values at a state realized to Acceleration."""
+    """(n triggered,) witness values at a state realized at least to their ``witness_stage``."""
     trig = triggered_items(items)
     if not trig:
         return jnp.zeros((0,), realized.q.dtype)
@@ -73,11 +73,16 @@ def detect(items, w0, w1):
     return ev.transitions(w0, w1, rising, falling)
 
 
+def witness_stage(items) -> Stage:
+    """The latest ``required_stage`` of the triggered items: how far a state is realized for their witnesses."""
+    return max((it.required_stage for it in triggered_items(items)), default=Stage.Time)
+
+
 def witness_on_interpolant(items, model, base, step, t):
-    """Witnesses at time t on the step's Hermite interpolant (prescribed, realized to Acceleration)."""
+    """Witnesses at time t on the step's Hermite interpolant (prescribed, realized to ``witness_stage``)."""
     t0, y0, f0, t1, y1, f1 = step
-    s = realize(model, prescribed.prescribe(model, with_y(base, t, hermite(t0, y0, f0, t1, y1, f1, t))), Stage.Acceleration)
-    return witnesses(items, model, s)
+    s = prescribed.prescribe(model, with_y(base, t, hermite(t0, y0, f0, t1, y1, f1, t)))
+    return witnesses(items, model, realize(model, s, witness_stage(items)))
 
 
 def localize(items, model, base, step, w0, w1, candidates, accuracy, time_scale):
@@ -220,5 +225,5 @@ def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("T
 __all__ = [
     "GENERIC_CAUSES", "NO_CHANGE", "NUM_STAGE_SLOTS",
     "detect", "event_time_with_derivative", "fire", "init_record", "localize", "next_scheduled_times",
-    "scheduled_items", "triggered_items", "witnesses",
+    "scheduled_items", "triggered_items", "witness_stage", "witnesses",
 ]

@@ -2,7 +2,7 @@
 
 A handler returns a modified State, or ``(State, terminate)``; a reporter returns any pytree of arrays (what it
 reports), which the stepper records per lane. Triggered items have a witness ``w(model, state)`` (scalar,
-state realized to Acceleration) and fire on its sign changes; scheduled items fire at times they compute
+state realized to the item's ``required_stage``, Acceleration unless said) and fire on its sign changes; scheduled items fire at times they compute
 from the state (strictly after the state's time; periodic ones at exact multiples ``k * interval``).
 Cause handlers run on one of Simbody's generic causes instead: ``InitializationEventHandler`` when a TimeStepper
 initializes, ``TimeAdvancedEventHandler`` after every successful step of a system with time-advanced events
@@ -18,6 +18,7 @@ from collections.abc import Callable
 import jax.numpy as jnp
 
 from jaxbody._dynamics.state import State
+from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
 
 _DIRECTIONS = ("rising", "falling", "both")
@@ -25,14 +26,22 @@ _DIRECTIONS = ("rising", "falling", "both")
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class _Triggered:
+    """``required_stage``: Simbody's requiredStage, the stage the witness reads (Time ... Acceleration); the
+    stepper realizes the states it evaluates witnesses on only that far while it localizes an event (a witness
+    of q alone: Stage.Position spares the constrained dynamics on every localization iteration)."""
+
     witness: Callable
     trigger_on: str = "both"
     localization_window: float = 0.1
     name: str = ""
+    required_stage: Stage = dataclasses.field(default=Stage.Acceleration, kw_only=True)
 
     def __post_init__(self):
         if not callable(self.witness):
             raise InvalidArgument(f"event {self.label}: the witness must be a function (model, state) -> scalar")
+        if not (isinstance(self.required_stage, Stage) and Stage.Time <= self.required_stage <= Stage.Acceleration):
+            raise InvalidArgument(f"event {self.label}: required_stage must be a jb.Stage from Time to Acceleration, "
+                                  f"got {self.required_stage!r}")
         if self.trigger_on not in _DIRECTIONS:
             raise InvalidArgument(f"event {self.label}: trigger_on must be one of {_DIRECTIONS}, got {self.trigger_on!r}")
         if not (math.isfinite(self.localization_window) and self.localization_window > 0):
@@ -81,7 +90,9 @@ def _check_handler(fn, label, what):
 class TriggeredEventHandler(_Triggered):
     """Fires when ``witness`` changes sign as ``trigger_on`` allows; ``handle(model, state) -> State or
     (State, terminate)`` gets the state at the localized event time (realized to Acceleration).
-    localization_window: relative to the time scale and the accuracy (Simbody's default 0.1)."""
+    localization_window: relative to the time scale and the accuracy (Simbody's default 0.1).
+    required_stage (keyword): the stage the witness needs (Simbody's requiredStage; default Acceleration),
+    so localization realizes no further, e.g. ``jb.Stage.Position`` for a witness of q."""
 
     handle: Callable = None
 

@@ -130,3 +130,33 @@ def test_handler_requests_termination():
     t_stop = np.sqrt(2 * 0.5 / G)
     assert abs(float(run.state.t) - t_stop) <= 2 * WINDOW
     assert float(traj.t[0]) == 0.2 and float(traj.t[1]) == float(traj.t[2]) == float(run.state.t)
+
+
+def test_required_stage_realizes_localization_states_only_that_far():
+    """Simbody's requiredStage: a witness of q alone declared at Position sees the localization's states
+    realized to Position only (no dynamics traced for them) and finds the same bounces as the default."""
+    system, _ = ball(G)
+    model = system.realize_topology()
+    seen = {}
+
+    def runs(stage):
+        stages = seen.setdefault(stage, set())
+
+        def witness(m, s):
+            stages.add(s.get_system_stage())
+            return s.q[0]
+
+        floor = jb.TriggeredEventHandler(witness=witness, trigger_on="falling", handle=bounce, required_stage=stage)
+        ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=ACCURACY), events=(floor,))
+        run, _ = jax.jit(lambda h0: ts.simulate(model.default_state().set_q(h0[None]), jnp.array([2.0])))(
+            jnp.asarray(1.0))
+        return run
+
+    at_position, at_acceleration = runs(jb.Stage.Position), runs(jb.Stage.Acceleration)
+    assert jb.Stage.Position in seen[jb.Stage.Position]
+    assert seen[jb.Stage.Acceleration] == {jb.Stage.Acceleration}
+    assert int(at_position.events.count[0]) == int(at_acceleration.events.count[0]) >= 1
+    np.testing.assert_allclose(at_position.events.last_time, at_acceleration.events.last_time, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(at_position.state.q, at_acceleration.state.q, rtol=0, atol=1e-12)
+    with pytest.raises(jb.InvalidArgument, match="required_stage"):
+        jb.TriggeredEventHandler(witness=lambda m, s: s.q[0], handle=bounce, required_stage=jb.Stage.Report)
