@@ -32,7 +32,7 @@ from pathlib import Path
 import jax
 
 HERE = Path(__file__).parent
-SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "cpu_ffi.cc")
+SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "lane_pack.h", "cpu_ffi.cc")
 FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-std=c++17", "-fPIC", "-shared", "-w")
 CUDA_SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "cuda_ffi.cu")
 CUDA_FLAGS = ("-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "-w")

@@ -75,19 +75,21 @@ JB_HD void newton_euler_forces(const Tree& tree, const T* udot, const T* F, cons
     T* A = w.A + 6 * b;
     T axl[3];
     cross(AP, l, axl);
+    const T shift[6] = {T(0), T(0), T(0), axl[0], axl[1], axl[2]};  // [0; A_P,w x l]
     for (int i = 0; i < 6; ++i) {
       T s = 0;
       for (int c = 0; c < nu; ++c) s += H[i * nu + c] * ud[c];
-      A[i] = AP[i] + (i >= 3 ? axl[i - 3] : T(0)) + s + w.Ab[6 * b + i];
+      A[i] = AP[i] + shift[i] + s + w.Ab[6 * b + i];
     }
     const T *P = w.P + 36 * b, *Wb = weights + 3 * b;
     T cxW[3];
     cross(w.c_G + 3 * b, Wb, cxW);
+    const T weight[6] = {cxW[0], cxW[1], cxW[2], Wb[0], Wb[1], Wb[2]};  // [c x W; W] at Bo
     T* z = w.z + 6 * b;
     for (int i = 0; i < 6; ++i) {
       T s = 0;
       for (int k = 0; k < 6; ++k) s += P[6 * i + k] * A[k];
-      z[i] = s + w.gyro[6 * b + i] - F[6 * b + i] - (i < 3 ? cxW[i] : Wb[i - 3]);
+      z[i] = s + w.gyro[6 * b + i] - F[6 * b + i] - weight[i];
     }
   }
   for (int64_t b = tree.nb1 - 1; b >= 1; --b) {
@@ -373,7 +375,7 @@ JB_HD void residual_adjoint_lane(const Tree& tree, const T* q, const T* u, const
         for (int i = 0; i < 3; ++i) qb[3 + i] += pFMb[i];
         break;
       case UNIVERSAL: {  // H_FM[1..2][1] = (c0, s0); HDu[1..2] = (-s0, c0) u0 u1
-        const T c0 = std::cos(qv[0]), s0 = std::sin(qv[0]), u0 = ub[0], u1 = ub[1];
+        const T c0 = jb_cos(qv[0]), s0 = jb_sin(qv[0]), u0 = ub[0], u1 = ub[1];
         const T* Hb2 = H_FMb;
         qb[0] += -s0 * Hb2[1 * 2 + 1] + c0 * Hb2[2 * 2 + 1] - (c0 * HDub[1] + s0 * HDub[2]) * u0 * u1;
         const T g = -s0 * HDub[1] + c0 * HDub[2];
@@ -382,7 +384,7 @@ JB_HD void residual_adjoint_lane(const Tree& tree, const T* q, const T* u, const
         break;
       }
       case GIMBAL: {
-        const T c0 = std::cos(qv[0]), s0 = std::sin(qv[0]), c1 = std::cos(qv[1]), s1 = std::sin(qv[1]);
+        const T c0 = jb_cos(qv[0]), s0 = jb_sin(qv[0]), c1 = jb_cos(qv[1]), s1 = jb_sin(qv[1]);
         const T u0 = ub[0], u1 = ub[1], u2 = ub[2];
         const T* Hb3 = H_FMb;  // rows 0..2 of the 6 x 3 H_FM adjoint
         const T g0 = HDub[0], g1 = HDub[1], g2 = HDub[2];
@@ -401,7 +403,7 @@ JB_HD void residual_adjoint_lane(const Tree& tree, const T* q, const T* u, const
       }
       case BALL_QUAT:
       case FREE_QUAT: {
-        const T n = std::sqrt(qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2] + qv[3] * qv[3]);
+        const T n = jb_sqrt(qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2] + qv[3] * qv[3]);
         const T w0 = qv[0] / n, x = qv[1] / n, y = qv[2] / n, zq = qv[3] / n;
         const T* g = RFMb;
         // d(lambda . R)/d(w, x, y, z) of the rotation of a unit quaternion

@@ -73,7 +73,22 @@ struct Work {
 };
 
 // ---- small dense helpers -------------------------------------------------------------------------------
+//
+// No conditional expression selects between two T values anywhere in the lane code: GCC 12 at -O3
+// -march=native miscompiled such selects on lane packs (lane_pack.h) inside the inlined Gauss-Jordan inverse.
 
+// The math functions the lane code calls; a lane pack (lane_pack.h) overloads them for W lanes at once.
+JB_HD inline double jb_cos(double x) { return std::cos(x); }
+JB_HD inline float jb_cos(float x) { return std::cos(x); }
+JB_HD inline double jb_sin(double x) { return std::sin(x); }
+JB_HD inline float jb_sin(float x) { return std::sin(x); }
+JB_HD inline double jb_sqrt(double x) { return std::sqrt(x); }
+JB_HD inline float jb_sqrt(float x) { return std::sqrt(x); }
+
+template <typename T> JB_HD inline void set_identity3(T* R) {
+  for (int i = 0; i < 9; ++i) R[i] = T(0);
+  R[0] = T(1); R[4] = T(1); R[8] = T(1);
+}
 template <typename T> JB_HD inline void mat3_mul(const T* a, const T* b, T* out) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) out[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
@@ -124,10 +139,10 @@ JB_HD inline RotationSequence rotation_sequence(int64_t code) {
 // R = R_a0(q0) R_a1(q1) ...; with ``d`` >= 0 the derivative of R with respect to angle d instead.
 template <typename T>
 JB_HD inline void sequence_rotation(const RotationSequence& seq, const T* angles, int d, T* R) {
-  for (int k = 0; k < 9; ++k) R[k] = (k % 4 == 0) ? T(1) : T(0);
+  set_identity3(R);
   for (int k = 0; k < seq.n; ++k) {
     T E[9], P[9];
-    axis_rotation(seq.axis[k], std::cos(angles[k]), std::sin(angles[k]), k == d, E);
+    axis_rotation(seq.axis[k], jb_cos(angles[k]), jb_sin(angles[k]), k == d, E);
     mat3_mul(R, E, P);
     for (int m = 0; m < 9; ++m) R[m] = P[m];
   }
@@ -140,7 +155,7 @@ template <typename T>
 JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, const T* u, const Generic<T>& gen,
                                        T* R_FM, T* p_FM, T* H_FM, T* HDu) {
   const int64_t nu = tree.nu_b[b], code = tree.code[b];
-  for (int i = 0; i < 9; ++i) R_FM[i] = (i % 4 == 0) ? T(1) : T(0);
+  set_identity3(R_FM);
   for (int i = 0; i < 3; ++i) p_FM[i] = T(0);
   for (int i = 0; i < 6 * nu; ++i) H_FM[i] = T(0);
   for (int i = 0; i < 6; ++i) HDu[i] = T(0);
@@ -169,14 +184,14 @@ JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, 
       column(0, 2); column(1, 3); column(2, 4);
       break;
     case UNIVERSAL: {  // w = Fx u0 + (Rx(q0) y) u1
-      const T c0 = std::cos(qb[0]), s0 = std::sin(qb[0]);
+      const T c0 = jb_cos(qb[0]), s0 = jb_sin(qb[0]);
       column(0, 0);
       H_FM[1 * nu + 1] = c0; H_FM[2 * nu + 1] = s0;
       if (ub) { HDu[1] = -s0 * ub[0] * ub[1]; HDu[2] = c0 * ub[0] * ub[1]; }
       break;
     }
     case GIMBAL: {  // w = x u0 + Rx(q0) y u1 + Rx(q0) Ry(q1) z u2 (orientation.euler_xyz_w_columns)
-      const T c0 = std::cos(qb[0]), s0 = std::sin(qb[0]), c1 = std::cos(qb[1]), s1 = std::sin(qb[1]);
+      const T c0 = jb_cos(qb[0]), s0 = jb_sin(qb[0]), c1 = jb_cos(qb[1]), s1 = jb_sin(qb[1]);
       column(0, 0);
       H_FM[1 * nu + 1] = c0; H_FM[2 * nu + 1] = s0;
       H_FM[0 * nu + 2] = s1; H_FM[1 * nu + 2] = -s0 * c1; H_FM[2 * nu + 2] = c0 * c1;
@@ -190,7 +205,7 @@ JB_HD inline void mobilizer_kinematics(const Tree& tree, int64_t b, const T* q, 
     }
     case BALL_QUAT:
     case FREE_QUAT: {
-      T n = std::sqrt(qb[0] * qb[0] + qb[1] * qb[1] + qb[2] * qb[2] + qb[3] * qb[3]);
+      T n = jb_sqrt(qb[0] * qb[0] + qb[1] * qb[1] + qb[2] * qb[2] + qb[3] * qb[3]);
       T w = qb[0] / n, x = qb[1] / n, y = qb[2] / n, zq = qb[3] / n;
       R_FM[0] = w * w + x * x - y * y - zq * zq; R_FM[1] = 2 * (x * y - w * zq); R_FM[2] = 2 * (x * zq + w * y);
       R_FM[3] = 2 * (x * y + w * zq); R_FM[4] = w * w - x * x + y * y - zq * zq; R_FM[5] = 2 * (y * zq - w * x);
@@ -284,17 +299,21 @@ JB_HD inline void add_shifted_inertia(const T* P, const T* l, T* out) {
 template <typename T>
 JB_HD inline void spd_inverse(const T* D, int n, T* X) {
   T A[NU_MAX * NU_MAX];
-  for (int i = 0; i < n * n; ++i) { A[i] = D[i]; X[i] = (i / n == i % n) ? T(1) : T(0); }
+  for (int i = 0; i < n * n; ++i) { A[i] = D[i]; X[i] = T(0); }
+  for (int i = 0; i < n; ++i) X[i * n + i] = T(1);
   for (int k = 0; k < n; ++k) {
     const T inv_pivot = T(1) / A[k * n + k];
     T row_A[NU_MAX], row_X[NU_MAX], col[NU_MAX];
     for (int j = 0; j < n; ++j) { row_A[j] = A[k * n + j] * inv_pivot; row_X[j] = X[k * n + j] * inv_pivot; }
     for (int i = 0; i < n; ++i) col[i] = A[i * n + k];
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
+      if (i == k) continue;
       for (int j = 0; j < n; ++j) {
-        A[i * n + j] = (i == k) ? row_A[j] : A[i * n + j] - col[i] * row_A[j];
-        X[i * n + j] = (i == k) ? row_X[j] : X[i * n + j] - col[i] * row_X[j];
+        A[i * n + j] = A[i * n + j] - col[i] * row_A[j];
+        X[i * n + j] = X[i * n + j] - col[i] * row_X[j];
       }
+    }
+    for (int j = 0; j < n; ++j) { A[k * n + j] = row_A[j]; X[k * n + j] = row_X[j]; }
   }
 }
 
@@ -332,7 +351,7 @@ JB_HD inline void body_local(const Tree& tree, int64_t b, const T* q, const T* u
 template <typename T>
 JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Params<T>& prm, const Generic<T>& gen,
                            Work<T>& w) {
-  for (int i = 0; i < 9; ++i) w.R_GB[i] = (i % 4 == 0) ? T(1) : T(0);
+  set_identity3(w.R_GB);
   for (int i = 0; i < 3; ++i) { w.p_GB[i] = T(0); w.l[i] = T(0); }
   for (int i = 0; i < 6; ++i) { w.V[i] = T(0); w.A[i] = T(0); }
   for (int64_t b = 1; b < tree.nb1; ++b) {
@@ -382,8 +401,9 @@ JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Param
         P[6 * i + j] = I_o[3 * i + j];
         P[6 * i + 3 + j] = S[3 * i + j];
         P[6 * (3 + i) + j] = -S[3 * i + j];
-        P[6 * (3 + i) + 3 + j] = (i == j) ? m : T(0);
+        P[6 * (3 + i) + 3 + j] = T(0);
       }
+    for (int i = 0; i < 3; ++i) P[6 * (3 + i) + 3 + i] = m;
     for (int i = 0; i < 6; ++i) w.z[6 * b + i] = T(0);
     if (!u) continue;
     // Velocity: V_GB = shift(V_GP) + H u; A_b = HDot_PB_G u + [0; w_GP x (v_GB - v_GP)]; gyro.
@@ -425,8 +445,8 @@ JB_HD void kinematics_pass(const Tree& tree, const T* q, const T* u, const Param
 // ---- RBDA pass 2, inertia part: P, D^-1, G = P H D^-1, P+ passed to the parent, inward ----------------
 
 // ``armature`` (nu,) is added to D's diagonal: M = J^T Mk J + diag(armature).
-template <typename T>
-JB_HD void inertias_inward(const Tree& tree, const T* known, const T* armature, Work<T>& w) {
+template <typename T, typename K>
+JB_HD void inertias_inward(const Tree& tree, const K* known, const T* armature, Work<T>& w) {
   for (int64_t b = tree.nb1 - 1; b >= 1; --b) {
     with_nu(tree.nu_b[b], [&](auto nu_tag) {
       constexpr int64_t nu = decltype(nu_tag)::value;
@@ -442,8 +462,9 @@ JB_HD void inertias_inward(const Tree& tree, const T* known, const T* armature, 
           for (int k = 0; k < 6; ++k) s += P[6 * i + k] * H[k * nu + c];
           PH[i * nu + c] = s;
         }
-      if (known[b] != T(0)) {
-        for (int i = 0; i < nu * nu; ++i) Dinv[i] = (i / nu == i % nu) ? T(1) : T(0);
+      if (known[b] != K(0)) {
+        for (int i = 0; i < nu * nu; ++i) Dinv[i] = T(0);
+        for (int i = 0; i < nu; ++i) Dinv[i * nu + i] = T(1);
         for (int i = 0; i < 6 * nu; ++i) G[i] = T(0);
         for (int i = 0; i < 36; ++i) Pp[i] = P[i];
       } else {
@@ -540,8 +561,8 @@ JB_HD void forces_inward(const Tree& tree, const T* f, const T* F, const T* weig
 
 // Outward: A+ = shift(A_parent), udot = D^-1 eps - G^T A+ (the known udot on known bodies),
 // A = A+ + H udot (+ A_b), motion_forces = eps - H^T P A+ on known bodies. Writes udot, motion_forces (nu,) and A_GB (nb1, 6).
-template <typename T>
-JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot_p, bool velocity, Work<T>& w,
+template <typename T, typename K>
+JB_HD void accelerations_outward(const Tree& tree, const K* known, const T* udot_p, bool velocity, Work<T>& w,
                                  T* udot, T* A_GB, T* motion_forces) {
   for (int i = 0; i < 6; ++i) w.A[i] = T(0);
   for (int64_t b = 1; b < tree.nb1; ++b) {
@@ -557,11 +578,12 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
       const T* G = w.G + 6 * NU_MAX * b;
       const T* Dinv = w.Dinv + NU_MAX * NU_MAX * b;
       const T* eps = w.eps + NU_MAX * b;
-      const bool is_known = known[b] != T(0);
+      const bool is_known = known[b] != K(0);
       T ud[NU_MAX];
       for (int c = 0; c < nu; ++c) {
         if (is_known) {
-          ud[c] = velocity ? udot_p[us + c] : T(0);
+          ud[c] = T(0);
+          if (velocity) ud[c] = udot_p[us + c];
         } else {
           T s = 0, g = 0;
           for (int k = 0; k < nu; ++k) s += Dinv[c * nu + k] * eps[k];
@@ -575,7 +597,9 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
       for (int i = 0; i < 6; ++i) {
         T s = 0;
         for (int c = 0; c < nu; ++c) s += H[i * nu + c] * ud[c];
-        A[i] = Ap[i] + s + (velocity ? w.Ab[6 * b + i] : T(0));
+        T bias = T(0);
+        if (velocity) bias = w.Ab[6 * b + i];
+        A[i] = Ap[i] + s + bias;
       }
       if (is_known) {
         const T* P = w.P + 36 * b;
@@ -600,9 +624,9 @@ JB_HD void accelerations_outward(const Tree& tree, const T* known, const T* udot
 // ---- whole operators on one lane ------------------------------------------------------------------------
 
 // Forward dynamics ignoring constraints: M udot + motion_forces = f + J^T (F + weights) - c, known udots given.
-template <typename T>
+template <typename T, typename K>
 JB_HD void forward_dynamics_lane(const Tree& tree, const T* q, const T* u, const T* f, const T* F, const T* weights,
-                                 const T* known, const T* udot_p, const Params<T>& prm, const Generic<T>& gen,
+                                 const K* known, const T* udot_p, const Params<T>& prm, const Generic<T>& gen,
                                  Work<T>& w, T* udot, T* A_GB, T* motion_forces) {
   kinematics_pass(tree, q, u, prm, gen, w);
   inertias_inward(tree, known, prm.armature, w);
@@ -612,8 +636,8 @@ JB_HD void forward_dynamics_lane(const Tree& tree, const T* q, const T* u, const
 
 // M^-1 applied to each of k right-hand sides (rhs (nu, k) row-major) -> out (nu, k): Simbody's
 // [M_rr^-1 f_r; 0] with known udots. col_in/col_out: (nu,) scratch.
-template <typename T>
-JB_HD void m_inverse_lane(const Tree& tree, const T* q, const T* known, const Params<T>& prm, const Generic<T>& gen,
+template <typename T, typename K>
+JB_HD void m_inverse_lane(const Tree& tree, const T* q, const K* known, const Params<T>& prm, const Generic<T>& gen,
                           const T* rhs, int64_t k, Work<T>& w, T* col_in, T* col_out, T* motion_forces_scratch, T* out) {
   kinematics_pass(tree, q, static_cast<const T*>(nullptr), prm, gen, w);
   inertias_inward(tree, known, prm.armature, w);
