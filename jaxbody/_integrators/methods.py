@@ -91,21 +91,32 @@ def rk_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
     s = len(tableau.c)
     a = jnp.asarray(np.asarray(tableau.a), y0.dtype)
     c = jnp.asarray(tableau.c, y0.dtype)
-    k = jnp.zeros((s,) + y0.shape, y0.dtype)
+    # The stage derivatives as a tuple of s arrays, each stage's combination unrolled over them (elementwise
+    # ops XLA fuses; a stacked (s, ny) buffer with dynamic row updates cost 15% of an RK4 step).
+    zero = jnp.zeros_like(y0)
+    k = tuple(zero for _ in range(s))
     if f0 is not None:
-        k = k.at[0].set(f0)
+        k = (f0,) + k[1:]
 
     def stage(k, i):
-        fi = calc_ydot(model, base, t0 + c[i] * h, y0 + h * (a[i] @ k))
-        return k.at[i].set(fi), None
+        fi = calc_ydot(model, base, t0 + c[i] * h, y0 + h * _combine(a[i], k))
+        return tuple(jnp.where(i == j, fi, kj) for j, kj in enumerate(k)), None
 
     k, _ = jax.lax.scan(stage, k, jnp.arange(0 if f0 is None else 1, s))
-    y1 = y0 + h * (jnp.asarray(tableau.b, y0.dtype) @ k)
+    y1 = y0 + h * _combine(tableau.b, k)
     if tableau.e is None:
         err = jnp.zeros_like(y0)
     else:
-        err = tableau.error_scale * h * (jnp.asarray(tableau.e, y0.dtype) @ k)
+        err = tableau.error_scale * h * _combine(tableau.e, k)
     return y1, err, s - 1
+
+
+def _combine(weights, k):
+    """sum_j weights[j] k[j] over the stage derivatives k (a tuple), in stage order."""
+    total = weights[0] * k[0]
+    for j in range(1, len(k)):
+        total = total + weights[j] * k[j]
+    return total
 
 
 def explicit_euler_attempt(model, base: State, t0, y0, f0, h):
