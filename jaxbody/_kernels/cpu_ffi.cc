@@ -322,9 +322,15 @@ ffi::Error ResidualAdjoint(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> u
                           gHDu_b->typed_data()};
   int64_t total = 0;
   for (int64_t n : sizes) total += n;
-  // Lane ``lane``'s adjoints in the 17 buffers ``base`` (ResidualAdjoints order, ``sizes`` numbers per lane).
+  // Outputs 3 .. 12 (F, W and the Model's numbers) come empty when the caller does not want them
+  // (linear_ops.residual_adjoint's with_model): the lane code then writes them to a scratch of its thread.
+  const bool discard_model = F_b->element_count() == 0;
+  auto discarded = [&](int i) { return discard_model && i >= 3 && i <= 12; };
+  int64_t stride[17];
+  for (int i = 0; i < 17; ++i) stride[i] = discarded(i) ? 0 : sizes[i];
+  // Lane ``lane``'s adjoints in the 17 buffers ``base`` (ResidualAdjoints order, ``stride`` numbers per lane).
   auto adjoints_at = [&](auto* const* base, int64_t lane) {
-    auto at = [&](int i) { return base[i] + lane * sizes[i]; };
+    auto at = [&](int i) { return base[i] + lane * stride[i]; };
     return ResidualAdjoints<std::remove_pointer_t<std::remove_const_t<std::remove_reference_t<decltype(*base)>>>>{
         at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11), at(12), at(13), at(14),
         at(15), at(16)};
@@ -332,13 +338,19 @@ ffi::Error ResidualAdjoint(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> u
   constexpr int PW = pack_width<T>();
   using P = LanePack<T, PW>;
   parallel_lanes(pool, lanes, 32, [&](int64_t first, int64_t last) {
-    T* scratch = lane_scratch<T>((Work<T>::per_body + AdjointWork<T>::per_body) * nb1);
+    T* scratch = lane_scratch<T>((Work<T>::per_body + AdjointWork<T>::per_body) * nb1 + total);
     Work<T> w;
     w.bind(scratch, nb1);
     AdjointWork<T> a;
     a.bind(scratch + Work<T>::per_body * nb1, nb1);
+    T* lane_outputs[17];
+    T* dump = scratch + (Work<T>::per_body + AdjointWork<T>::per_body) * nb1;
+    for (int i = 0; i < 17; ++i) {
+      lane_outputs[i] = discarded(i) ? dump : outputs[i];
+      dump += sizes[i];
+    }
     auto one = [&](int64_t l) {
-      const ResidualAdjoints<T> out = adjoints_at(outputs, l);
+      const ResidualAdjoints<T> out = adjoints_at(lane_outputs, l);
       residual_adjoint_lane(tree, q.typed_data() + mq.offset(l), u.typed_data() + mu.offset(l),
                             udot.typed_data() + mud.offset(l), F.typed_data() + mF.offset(l),
                             W.typed_data() + mW.offset(l), model.at(l), gen.at(l),
@@ -362,7 +374,8 @@ ffi::Error ResidualAdjoint(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> u
       in.gather_model(model, tree, l);
       in.gather_generic(gen, tree, l);
       residual_adjoint_lane(tree, static_cast<const P*>(qP), uP, udP, FP, WP, in.prm, in.gen, lamP, wp, ap, outP);
-      for (int i = 0; i < 17; ++i) scatter(outputs[i], pack_outputs[i], l, sizes[i]);
+      for (int i = 0; i < 17; ++i)
+        if (!discarded(i)) scatter(outputs[i], pack_outputs[i], l, sizes[i]);
     };
     run_lanes<PW>(first, last, [](int64_t) { return true; }, pack, one);
   });

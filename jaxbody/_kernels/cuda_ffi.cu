@@ -239,15 +239,30 @@ ffi::Error ResidualAdjointCuda(cudaStream_t stream, ffi::ScratchAllocator scratc
                                  q.dimensions().back(), u.dimensions().back(),
                                  gR.dimensions()[gR.dimensions().size() - 3], &tree);
   if (error.failure()) return error;
+  // F, W and the Model's adjoints (10 outputs) come empty when the caller does not want them
+  // (linear_ops.residual_adjoint's with_model): the lanes then write them to scratch memory.
+  const int64_t nb1 = tree.nb1, nu = u.dimensions().back();
+  const int64_t model_sizes[10] = {6 * nb1, 3 * nb1, 9 * nb1, 3 * nb1, 9 * nb1, 3 * nb1, nb1, 3 * nb1, 9 * nb1, nu};
+  T* model_out[10] = {F_b->typed_data(), W_b->typed_data(), R_PF_b->typed_data(), p_PF_b->typed_data(),
+                      R_BM_b->typed_data(), p_BM_b->typed_data(), mass_b->typed_data(), com_b->typed_data(),
+                      inertia_b->typed_data(), armature_b->typed_data()};
+  if (F_b->element_count() == 0) {
+    auto dump = scratch.Allocate(lanes * (46 * nb1 + nu) * sizeof(T), 16);
+    if (!dump) return ffi::Error(ffi::ErrorCode::kResourceExhausted, "jaxbody: no scratch memory for the lanes");
+    T* p = static_cast<T*>(*dump);
+    for (int i = 0; i < 10; ++i) {
+      model_out[i] = p;
+      p += lanes * model_sizes[i];
+    }
+  }
   const AdjointArgs<T> a{lane_array<T>(q, 1, out_lead), lane_array<T>(u, 1, out_lead),
                          lane_array<T>(udot, 1, out_lead), lane_array<T>(F, 3, out_lead),
                          lane_array<T>(W, 2, out_lead), lane_array<T>(lambda, 1, out_lead),
                          model_lanes<T>(R_PF, p_PF, R_BM, p_BM, mass, com, inertia, armature, out_lead),
                          generic_lanes<T>(gR, gp, gH, &gHDu, out_lead),
-                         q_b->typed_data(), u_b->typed_data(), udot_b->typed_data(), F_b->typed_data(),
-                         W_b->typed_data(), R_PF_b->typed_data(), p_PF_b->typed_data(), R_BM_b->typed_data(),
-                         p_BM_b->typed_data(), mass_b->typed_data(), com_b->typed_data(), inertia_b->typed_data(),
-                         armature_b->typed_data(), gR_b->typed_data(), gp_b->typed_data(), gH_b->typed_data(),
+                         q_b->typed_data(), u_b->typed_data(), udot_b->typed_data(), model_out[0], model_out[1],
+                         model_out[2], model_out[3], model_out[4], model_out[5], model_out[6], model_out[7],
+                         model_out[8], model_out[9], gR_b->typed_data(), gp_b->typed_data(), gH_b->typed_data(),
                          gHDu_b->typed_data()};
   const int64_t per_lane = (Work<T>::per_body + AdjointWork<T>::per_body) * tree.nb1;
   auto work = scratch.Allocate(lanes * per_lane * sizeof(T), 16);

@@ -271,23 +271,30 @@ def _residual_tangent_transpose(ct, *flat, topo, treedef, nbatch):
         return [None] * len(flat)
     prm, q, u, F, W, udot = jax.tree_util.tree_unflatten(treedef, flat[:half])
     targets = [x.aval.shape for x in flat[half:]]
-    cts = residual_adjoint(topo, prm, q, u, F, W, udot, ct, nbatch)
+    # Cotangents are owed only to the tangents being transposed (undefined primals); when no Model number or
+    # body force is among them (a gradient with respect to q, u and f), the kernel leaves those out.
+    wanted = jax.tree_util.tree_unflatten(treedef, [ad.is_undefined_primal(x) for x in flat[half:]])
+    with_model = any(jax.tree_util.tree_leaves((wanted[0], wanted[3], wanted[4])))
+    cts = residual_adjoint(topo, prm, q, u, F, W, udot, ct, nbatch, with_model)
     cts = jax.tree_util.tree_leaves(cts)
-    return [None] * half + [_reduce_to(c, s, nbatch) for c, s in zip(cts, targets)]
+    return [None] * half + [_reduce_to(c, s, nbatch) if ad.is_undefined_primal(x) else None
+                            for c, s, x in zip(cts, targets, flat[half:])]
 
 
 _register(residual_tangent_p, _residual_tangent_eval, _residual_tangent_abstract, _residual_tangent_jvp,
           _residual_tangent_transpose)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 8))
-def residual_adjoint(topo, prm, q, u, F, W, udot, lam, nbatch=0):
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 8, 9))
+def residual_adjoint(topo, prm, q, u, F, W, udot, lam, nbatch=0, with_model=True):
     """The gradient of ``lam . residual(topo, prm, q, u, F, W, udot)`` with respect to (prm, q, u, F, W, udot),
     a tuple of that structure, leading dimensions of the lanes (``nbatch`` of them) first.
 
     One adjoint kernel call (O(n) per lane) and, for generic bodies, JAX's vjp of their X_FM, H_FM and
-    HDot_FM u. The inertia's cotangent is the adjoint of ``R_GB I R_GB^T`` (not symmetrized). Differentiable
-    (second derivatives of R) through the JAX path: ``residual_adjoint_by_jax``.
+    HDot_FM u. The inertia's cotangent is the adjoint of ``R_GB I R_GB^T`` (not symmetrized). With
+    ``with_model`` False the Model's, F's and W's entries are zeros the kernel never writes (a gradient with
+    respect to q, u and f need not move them through memory). Differentiable (second derivatives of R)
+    through the JAX path: ``residual_adjoint_by_jax``.
     """
     dtype = q.dtype
     flat = [*jax.tree_util.tree_leaves(prm), q, u, F, W, udot, lam]
@@ -300,6 +307,8 @@ def residual_adjoint(topo, prm, q, u, F, W, udot, lam, nbatch=0):
         gen = generic_inputs(topo, prm, q, u)
     shapes = [(nq,), (nu,), (nu,), (nb1, 2, 3), (nb1, 3), (nb1, 3, 3), (nb1, 3), (nb1, 3, 3), (nb1, 3), (nb1,),
               (nb1, 3), (nb1, 3, 3), (nu,), (ng, 3, 3), (ng, 3), (ng, 6, topo.nu_max), (ng, 6)]
+    model_outputs = range(3, 13)  # F, W and the eight Model inputs: empty arrays unless asked for
+    shapes = [(0,) + s[1:] if i in model_outputs and not with_model else s for i, s in enumerate(shapes)]
     out = [jax.ShapeDtypeStruct(lead + s, dtype) for s in shapes]
     args = [q, u, udot, F, W] + model_inputs(prm, dtype) + list(gen) + [lam]
     (q_b, u_b, udot_b, F_b, W_b, R_PF_b, p_PF_b, R_BM_b, p_BM_b, mass_b, com_b, inertia_b, arm_b,
@@ -312,6 +321,8 @@ def residual_adjoint(topo, prm, q, u, F, W, udot, lam, nbatch=0):
         prm_g, q_g, u_g = per_lane(pull, [prm, q, u, (gR_b, gp_b, gH_b, gHDu_b)], nbatch)
         prm_b = jax.tree_util.tree_map(lambda a, b: a + jnp.broadcast_to(b, a.shape), prm_b, prm_g)
         q_b, u_b = q_b + q_g, u_b + u_g
+    if not with_model:
+        return _without_model((prm_b, q_b, u_b, F_b, W_b, udot_b), lead, nbatch, (prm, F, W))
     prm_b = dataclasses.replace(
         prm_b, R_PF=prm_b.R_PF + R_PF_b, p_PF=prm_b.p_PF + p_PF_b, R_BM=prm_b.R_BM + R_BM_b,
         p_BM=prm_b.p_BM + p_BM_b, mass=prm_b.mass + mass_b, com_B=prm_b.com_B + com_b,
@@ -327,7 +338,18 @@ def residual_adjoint_by_jax(topo, prm, q, u, F, W, udot, lam, nbatch=0):
     return per_lane(one, [prm, q, u, F, W, udot, lam], nbatch)
 
 
+def _without_model(cts, lead, nbatch, like):
+    """``cts`` (prm, q, u, F, W, udot) with the Model's, F's and W's entries zero (``like``: prm, F, W)."""
+    prm, F, W = like
+    zeros = lambda x: jnp.zeros(lead + x.shape[nbatch:], x.dtype)  # noqa: E731
+    return jax.tree_util.tree_map(zeros, prm), cts[1], cts[2], zeros(F), zeros(W), cts[5]
+
+
 @residual_adjoint.defjvp
-def _residual_adjoint_jvp(topo, nbatch, primals, tangents):
-    return residual_adjoint(topo, *primals, nbatch), jax.jvp(
-        lambda *a: residual_adjoint_by_jax(topo, *a, nbatch), primals, tangents)[1]
+def _residual_adjoint_jvp(topo, nbatch, with_model, primals, tangents):
+    out = residual_adjoint(topo, *primals, nbatch, with_model)
+    d_out = jax.jvp(lambda *a: residual_adjoint_by_jax(topo, *a, nbatch), primals, tangents)[1]
+    if not with_model:
+        prm, _, _, F, W, *_ = primals
+        d_out = _without_model(d_out, _lead(jax.tree_util.tree_leaves(primals), nbatch), nbatch, (prm, F, W))
+    return out, d_out
