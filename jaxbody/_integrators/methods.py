@@ -89,6 +89,8 @@ def rk_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
     """One explicit RK step: (y1, error estimate (ny,), stage evaluations). f0 = f(t0, y0) is reused; with
     f0 None it is the scan's first stage (jb.step_rk4: the dynamics are traced once)."""
     s = len(tableau.c)
+    if _subdiagonal(tableau):
+        return _subdiagonal_attempt(tableau, model, base, t0, y0, f0, h)
     a = jnp.asarray(np.asarray(tableau.a), y0.dtype)
     c = jnp.asarray(tableau.c, y0.dtype)
     # The stage derivatives as a tuple of s arrays, each stage's combination unrolled over them (elementwise
@@ -108,6 +110,32 @@ def rk_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
         err = jnp.zeros_like(y0)
     else:
         err = tableau.error_scale * h * _combine(tableau.e, k)
+    return y1, err, s - 1
+
+
+def _subdiagonal(tableau: Tableau) -> bool:
+    """Whether each stage reads only the previous stage's derivative (a_ij = 0 for j < i - 1: RK2, RK4)."""
+    return all(x == 0.0 for i, row in enumerate(tableau.a) for j, x in enumerate(row) if j != i - 1)
+
+
+def _subdiagonal_attempt(tableau: Tableau, model, base: State, t0, y0, f0, h):
+    """rk_attempt for a subdiagonal tableau: the scan carries the last stage derivative and the running sums
+    of b_i k_i and e_i k_i (three arrays, whatever the number of stages), in the same order of operations."""
+    s, dtype = len(tableau.c), y0.dtype
+    a_sub = jnp.asarray([0.0] + [tableau.a[i][i - 1] for i in range(1, s)], dtype)
+    b, c = jnp.asarray(tableau.b, dtype), jnp.asarray(tableau.c, dtype)
+    e = jnp.asarray(tableau.e if tableau.e is not None else [0.0] * s, dtype)
+
+    def stage(carry, i):
+        k_prev, sum_b, sum_e = carry
+        fi = calc_ydot(model, base, t0 + c[i] * h, y0 + h * (a_sub[i] * k_prev))
+        return (fi, sum_b + b[i] * fi, sum_e + e[i] * fi), None
+
+    zero = jnp.zeros_like(y0)
+    start = (zero, zero, zero) if f0 is None else (f0, b[0] * f0, e[0] * f0)
+    (_, sum_b, sum_e), _ = jax.lax.scan(stage, start, jnp.arange(0 if f0 is None else 1, s))
+    y1 = y0 + h * sum_b
+    err = jnp.zeros_like(y0) if tableau.e is None else tableau.error_scale * h * sum_e
     return y1, err, s - 1
 
 
