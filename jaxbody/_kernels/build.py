@@ -34,6 +34,8 @@ import jax
 HERE = Path(__file__).parent
 SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "lane_pack.h", "cpu_ffi.cc")
 FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-std=c++17", "-fPIC", "-shared", "-w")
+#: cpu_ffi.cc compiles as two objects side by side, one per dtype's handlers (half the wall time on 2 cores).
+CPU_PARTS = (["-DJB_ONLY_F64"], ["-DJB_ONLY_F32"])
 CUDA_SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "cuda_ffi.cu")
 CUDA_FLAGS = ("-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "-w")
 TARGETS = ("jaxbody_forward_dynamics_f64", "jaxbody_forward_dynamics_f32", "jaxbody_m_inverse_f64",
@@ -81,23 +83,40 @@ def library_key(compiler: str, sources=SOURCES, flags=FLAGS, machine: str = "") 
     h = hashlib.sha256()
     for name in sources:
         h.update((HERE / name).read_bytes())
-    for part in (version, " ".join(flags), jax.__version__, _cpu_model(), platform.machine(), machine):
+    for part in (version, " ".join(flags), repr(CPU_PARTS), jax.__version__, _cpu_model(), platform.machine(),
+                 machine):
         h.update(part.encode())
     return h.hexdigest()[:20]
 
 
-def _compile(cmd_head: list[str], source: str, target: Path) -> None:
+def _run(cmds: list[list[str]]) -> None:
+    """Run compiler commands side by side (the machine's cores build the parts at once); raise on a failure."""
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for cmd in cmds]
+    for cmd, proc in zip(cmds, procs):
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
+
+
+def _compile(cmd_head: list[str], source: str, target: Path, parts=None) -> None:
+    """Compile ``source`` into the shared library ``target``. ``parts`` (lists of extra flags), if given,
+    compile one object each, in parallel, linked into the library (CPU_PARTS: the float64 and float32
+    handlers)."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    include = f"-I{jax.ffi.include_dir()}"
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         out = Path(tmp) / target.name
-        cmd = [*cmd_head, f"-I{jax.ffi.include_dir()}", str(HERE / source), "-o", str(out)]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed:\n{result.stderr[-2000:]}")
+        if parts:
+            objects = [str(Path(tmp) / f"part{i}.o") for i in range(len(parts))]
+            _run([[*cmd_head, *extra, include, "-c", str(HERE / source), "-o", obj]
+                  for extra, obj in zip(parts, objects)])
+            _run([[*cmd_head, *objects, "-o", str(out)]])
+        else:
+            _run([[*cmd_head, include, str(HERE / source), "-o", str(out)]])
         os.replace(out, target)  # atomic: a concurrent process sees the whole library or none
 
 
-def _build_and_register(compiler, flags, source, target, symbol, platform, record, failure):
+def _build_and_register(compiler, flags, source, target, symbol, platform, record, failure, parts=None):
     """Compile ``source`` into ``target`` unless cached, load it and register its TARGETS for ``platform``
     (``symbol(name)``: the exported handler of each); None with ``failure`` warned if any step fails."""
     import time
@@ -106,7 +125,7 @@ def _build_and_register(compiler, flags, source, target, symbol, platform, recor
     how = "cached"
     try:
         if not target.exists():
-            _compile([compiler, *flags], source, target)
+            _compile([compiler, *flags], source, target, parts)
             how = "compiled"
         lib = ctypes.CDLL(str(target))
     except (RuntimeError, OSError) as error:
@@ -135,7 +154,7 @@ def load():
                                        "path, which is slower. jb.set_backend('jax') silences this.")
     target = cache_dir() / f"jaxbody_kernels_{library_key(compiler)}.so"
     return _build_and_register(compiler, FLAGS, "cpu_ffi.cc", target, lambda name: name, "cpu", last_load,
-                               "jaxbody: building the compiled kernels failed; using the JAX path.")
+                               "jaxbody: building the compiled kernels failed; using the JAX path.", CPU_PARTS)
 
 
 def cuda_compute_capability() -> str | None:

@@ -404,9 +404,14 @@ ffi::Error ResidualAdjoint(ffi::ThreadPool pool, Buf<DT> q, Buf<DT> u, Buf<DT> u
 
 }  // namespace
 
+// build.py compiles this file twice side by side, with JB_ONLY_F64 and with JB_ONLY_F32, and links both.
+#ifndef JB_ONLY_F32
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f64, ForwardDynamics<ffi::F64>, JB_FD_BINDING(ffi::F64));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f32, ForwardDynamics<ffi::F32>, JB_FD_BINDING(ffi::F32));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f64, MInverse<ffi::F64>, JB_MINV_BINDING(ffi::F64));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f32, MInverse<ffi::F32>, JB_MINV_BINDING(ffi::F32));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_residual_adjoint_f64, ResidualAdjoint<ffi::F64>, JB_ADJOINT_BINDING(ffi::F64));
+#endif
+#ifndef JB_ONLY_F64
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_forward_dynamics_f32, ForwardDynamics<ffi::F32>, JB_FD_BINDING(ffi::F32));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_m_inverse_f32, MInverse<ffi::F32>, JB_MINV_BINDING(ffi::F32));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(jaxbody_residual_adjoint_f32, ResidualAdjoint<ffi::F32>, JB_ADJOINT_BINDING(ffi::F32));
+#endif
