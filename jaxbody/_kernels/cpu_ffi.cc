@@ -124,14 +124,12 @@ inline bool broadcast(const LaneMap& m) {
   return true;
 }
 
-// This thread's pack buffers, handed out in order (``take``) and kept between calls.
+// This thread's lane scratch (lane_scratch) of lane packs, handed out in order (``take``).
 template <typename P>
 struct PackArena {
-  std::vector<P>& store;
-  size_t used = 0;
-  explicit PackArena(size_t n) : store(buffer()) { if (store.size() < n) store.resize(n); }
-  P* take(int64_t n) { P* p = store.data() + used; used += static_cast<size_t>(n); return p; }
-  static std::vector<P>& buffer() { thread_local std::vector<P> b; return b; }
+  P* next;
+  explicit PackArena(size_t n) : next(lane_scratch<P>(n)) {}
+  P* take(int64_t n) { P* p = next; next += n; return p; }
 };
 
 // A pack's Model and generic inputs gathered from its lanes; a shared Model is gathered once per thread chunk.
