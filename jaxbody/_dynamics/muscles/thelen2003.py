@@ -12,6 +12,8 @@ under ``jax.vmap``). Cost: a few dozen flops per muscle, no iteration.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -20,6 +22,7 @@ from jaxbody._dynamics.muscles import activation as act
 from jaxbody._dynamics.muscles import pennation
 from jaxbody._dynamics.muscles import thelen_curves as curves
 from jaxbody._dynamics.muscles.info import MuscleInfo
+from jaxbody._dynamics.muscles.path_muscle import PathMuscle
 
 
 class Thelen2003Parameters(eqx.Module):
@@ -105,3 +108,15 @@ def thelen2003_info(p: Thelen2003Parameters, length, lengthening_speed, activati
         ),
         fiber_length_dot=dlce,
     )
+
+
+class Thelen2003Muscle(PathMuscle):
+    """OpenSim's Thelen2003Muscle on a path: state (activation, fiber_length), tension = tendon force."""
+
+    state_names: ClassVar[tuple[str, ...]] = ("activation", "fiber_length")
+
+    def calc_info(self, length, lengthening_speed, z, excitation) -> MuscleInfo:
+        return thelen2003_info(self.parameters, length, lengthening_speed, z[0], z[1], excitation)
+
+    def z_dot_of(self, info: MuscleInfo):
+        return jnp.stack([info.activation_dot, info.fiber_length_dot])

@@ -1,0 +1,72 @@
+"""The force element of a muscle on a path (OpenSim's ``Muscle``, a PathActuator): its model's tension along
+its path (``Path.calc_tension_forces``), its state variables in ``State.z`` and its excitation from
+``State.controls``.
+
+A concrete muscle class says which mechanics it runs (``calc_info``: a muscle model's function of path length,
+lengthening speed, its z and its excitation, returning a ``MuscleInfo``), how many state variables it has and
+in which order (``state_names``, OpenSim's order), and their derivatives (``z_dot_of``). Indices
+(``first_control``) are static; the path's numbers, the model's parameters and the default state values are
+array leaves. Stage: Velocity (the lengthening speed). Cost: the path's length, one forward-mode and one
+reverse-mode pass of its geometry, plus the muscle model's few dozen flops.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbody._dynamics.forces import ForceElement
+from jaxbody._dynamics.muscles.info import MuscleInfo
+from jaxbody._dynamics.paths.base import Path
+
+
+class PathMuscle(ForceElement):
+    """Interface of a muscle on a path: ``calc_info(length, speed, z, excitation)`` and ``z_dot_of(info)``."""
+
+    state_names: ClassVar[tuple[str, ...]] = ()
+
+    path: Path
+    parameters: eqx.Module  # the muscle model's numbers (e.g. Thelen2003Parameters)
+    default_state: jnp.ndarray  # (num_z,) default values of state_names
+    first_control: int = eqx.field(static=True, default=-1)
+
+    @abc.abstractmethod
+    def calc_info(self, length, lengthening_speed, z, excitation) -> MuscleInfo:
+        """The muscle model at path length (m), lengthening speed (m/s), its state z (num_z,) and excitation."""
+
+    @abc.abstractmethod
+    def z_dot_of(self, info: MuscleInfo) -> jnp.ndarray:
+        """dz/dt (num_z,) from the model's info."""
+
+    def num_z(self) -> int:
+        return len(self.state_names)
+
+    def num_controls(self) -> int:
+        return 1
+
+    def default_z(self, dtype) -> jnp.ndarray:
+        return jnp.asarray(self.default_state, dtype)
+
+    def excitation(self, state):
+        """This muscle's excitation: its control (OpenSim's getExcitation; not clamped)."""
+        return state.controls[self.first_control]
+
+    def calc_info_at(self, model, state, z) -> MuscleInfo:
+        """The muscle's info at a State realized to Velocity, with its state variables z (num_z,)."""
+        length = self.path.calc_length(model, state)
+        speed = self.path.calc_lengthening_speed(model, state)
+        return self.calc_info(length, speed, z, self.excitation(state))
+
+    def calc(self, model, state):
+        raise NotImplementedError("a muscle's forces depend on its state variables: use calc_with_z")
+
+    def calc_with_z(self, model, state, z):
+        info = self.calc_info_at(model, state, z)
+        F, f = self.path.calc_tension_forces(model, state, info.tendon_force)
+        return F, f, jnp.zeros((), info.tendon_force.dtype)
+
+    def calc_z_dot(self, model, state, z) -> jnp.ndarray:
+        return self.z_dot_of(self.calc_info_at(model, state, z))
