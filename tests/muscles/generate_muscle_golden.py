@@ -86,10 +86,70 @@ def muscle_states(model_file: str, seed: int) -> dict:
     return {"model": model_file, "muscles": names, "states": records}
 
 
-def curves() -> dict:
-    x = np.linspace(-0.2, 2.2, 61)
-    out = {}
-    return out
+def degroote_states(seed: int) -> dict:
+    """arm26 with its muscles replaced by DeGrooteFregly2016Muscle (OpenSim's replaceMuscles); odd-numbered
+    muscles get a rigid tendon, muscles 0 and 3 fiber damping 0.05 and 0.1, muscle 4 no activation dynamics."""
+    rng = np.random.default_rng(seed)
+    model = osim.Model(str(MODELS / "arm26.osim"))
+    osim.DeGrooteFregly2016Muscle.replaceMuscles(model)
+    for i in range(model.getMuscles().getSize()):
+        m = osim.DeGrooteFregly2016Muscle.safeDownCast(model.getMuscles().get(i))
+        m.set_ignore_tendon_compliance(i % 2 == 1)
+        m.set_fiber_damping({0: 0.05, 3: 0.1}.get(i, 0.0))
+        m.set_ignore_activation_dynamics(i == 4)
+    state = model.initSystem()
+    coords = model.getCoordinateSet()
+    muscles = [osim.DeGrooteFregly2016Muscle.safeDownCast(model.getMuscles().get(i))
+               for i in range(model.getMuscles().getSize())]
+    records = []
+    for _ in range(NUM_STATES):
+        for i in range(coords.getSize()):
+            c = coords.get(i)
+            c.setValue(state, rng.uniform(c.getRangeMin(), c.getRangeMax()), False)
+            c.setSpeedValue(state, rng.uniform(-2.0, 2.0))
+        act = rng.uniform(0.01, 1.0, len(muscles))
+        ntf = rng.uniform(0.05, 1.2, len(muscles))
+        exc = rng.uniform(0.0, 1.0, len(muscles))
+        for k, m in enumerate(muscles):
+            if not m.get_ignore_activation_dynamics():
+                m.setActivation(state, float(act[k]))
+            if not m.get_ignore_tendon_compliance():
+                m.setNormalizedTendonForce(state, float(ntf[k]))
+        model.realizeVelocity(state)
+        controls = model.updControls(state)
+        for k in range(len(muscles)):
+            controls.set(k, float(exc[k]))
+        model.setControls(state, controls)
+        model.realizeAcceleration(state)
+        rec = {"muscles": {}}
+        for k, m in enumerate(muscles):
+            r = {
+                "length": m.getLength(state), "lengthening_speed": m.getLengtheningSpeed(state),
+                "activation_state": float(act[k]), "normalized_tendon_force": float(ntf[k]),
+                "excitation": float(exc[k]),
+                "ignore_tendon_compliance": bool(m.get_ignore_tendon_compliance()),
+                "ignore_activation_dynamics": bool(m.get_ignore_activation_dynamics()),
+                "fiber_damping": m.get_fiber_damping(),
+                "activation": m.getActivation(state),
+                "fiber_length": m.getFiberLength(state), "fiber_velocity": m.getFiberVelocity(state),
+                "pennation_angle": m.getPennationAngle(state), "tendon_length": m.getTendonLength(state),
+                "active_fiber_force": m.getActiveFiberForce(state),
+                "passive_fiber_force": m.getPassiveFiberForce(state), "tendon_force": m.getTendonForce(state),
+            }
+            if not m.get_ignore_activation_dynamics():
+                r["activation_dot"] = m.getStateVariableDerivativeValue(state, "activation")
+            if not m.get_ignore_tendon_compliance():
+                r["normalized_tendon_force_dot"] = m.getStateVariableDerivativeValue(state, "normalized_tendon_force")
+            rec["muscles"][m.getName()] = r
+        records.append(rec)
+    params = {}
+    for m in muscles:
+        params[m.getName()] = {key: getattr(m, "get_" + key)() for key in (
+            "max_isometric_force", "optimal_fiber_length", "tendon_slack_length", "pennation_angle_at_optimal",
+            "max_contraction_velocity", "activation_time_constant", "deactivation_time_constant",
+            "active_force_width_scale", "fiber_damping", "passive_fiber_strain_at_one_norm_force",
+            "tendon_strain_at_one_norm_force", "activation_dynamics_smoothing")}
+    return {"model": "arm26.osim with DeGrooteFregly2016Muscle", "parameters": params, "states": records}
 
 
 if __name__ == "__main__":
@@ -97,3 +157,4 @@ if __name__ == "__main__":
         data = muscle_states(name, seed)
         (HERE / "golden" / f"{name[:-5]}_muscles.json").write_text(json.dumps(data, indent=1))
         print(name, len(data["muscles"]))
+    (HERE / "golden" / "arm26_degroote_muscles.json").write_text(json.dumps(degroote_states(3), indent=1))

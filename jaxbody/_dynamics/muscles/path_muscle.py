@@ -26,7 +26,7 @@ from jaxbody._dynamics.paths.base import Path
 class PathMuscle(ForceElement):
     """Interface of a muscle on a path: ``calc_info(length, speed, z, excitation)`` and ``z_dot_of(info)``."""
 
-    state_names: ClassVar[tuple[str, ...]] = ()
+    state_names: ClassVar[tuple[str, ...]] = ()  # a class constant, or a property on static fields
 
     path: Path
     parameters: eqx.Module  # the muscle model's numbers (e.g. Thelen2003Parameters)
