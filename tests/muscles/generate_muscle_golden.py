@@ -19,6 +19,15 @@ import opensim as osim
 HERE = pathlib.Path(__file__).parent
 MODELS = HERE.parent / "models" / "osim"
 NUM_STATES = 8
+THELEN_PROPERTIES = {
+    "max_isometric_force": "max_isometric_force", "optimal_fiber_length": "optimal_fiber_length",
+    "tendon_slack_length": "tendon_slack_length", "pennation_angle_at_optimal": "pennation_angle_at_optimal",
+    "max_contraction_velocity": "max_contraction_velocity", "activation_time_constant": "activation_time_constant",
+    "deactivation_time_constant": "deactivation_time_constant", "minimum_activation": "minimum_activation",
+    "maximum_pennation_angle": "maximum_pennation_angle", "fmax_tendon_strain": "FmaxTendonStrain",
+    "fmax_muscle_strain": "FmaxMuscleStrain", "k_shape_active": "KshapeActive", "k_shape_passive": "KshapePassive",
+    "af": "Af", "flen": "Flen", "fv_linear_extrap_threshold": "fv_linear_extrap_threshold",
+}
 
 
 def muscle_states(model_file: str, seed: int) -> dict:
@@ -83,7 +92,11 @@ def muscle_states(model_file: str, seed: int) -> dict:
             rec["muscles"][m.getName()]["equilibrium_fiber_length"] = m.getFiberLength(state)
             rec["muscles"][m.getName()]["equilibrium_tendon_force"] = m.getTendonForce(state)
         records.append(rec)
-    return {"model": model_file, "muscles": names, "states": records}
+    params = {}
+    for m in muscles:
+        t = osim.Thelen2003Muscle.safeDownCast(m)
+        params[m.getName()] = {key: getattr(t, "get_" + prop)() for key, prop in THELEN_PROPERTIES.items()}
+    return {"model": model_file, "muscles": names, "parameters": params, "states": records}
 
 
 def degroote_states(seed: int) -> dict:
@@ -113,8 +126,18 @@ def degroote_states(seed: int) -> dict:
         for k, m in enumerate(muscles):
             if not m.get_ignore_activation_dynamics():
                 m.setActivation(state, float(act[k]))
-            if not m.get_ignore_tendon_compliance():
+            if m.get_ignore_tendon_compliance():
+                continue
+            # the normalized tendon force at which the fiber moves at a chosen normalized velocity in
+            # [-0.9, 0.9] (fixed-point iteration on the tendon force: the fiber's geometry depends on it weakly)
+            fv = m.calcForceVelocityMultiplier(float(rng.uniform(-0.9, 0.9)))
+            for _ in range(50):
                 m.setNormalizedTendonForce(state, float(ntf[k]))
+                model.realizeVelocity(state)
+                a_k = exc[k] if m.get_ignore_activation_dynamics() else act[k]
+                ntf[k] = (a_k * m.getActiveForceLengthMultiplier(state) * fv
+                          + m.getPassiveForceMultiplier(state)) * m.getCosPennationAngle(state)
+            m.setNormalizedTendonForce(state, float(ntf[k]))
         model.realizeVelocity(state)
         controls = model.updControls(state)
         for k in range(len(muscles)):
