@@ -175,7 +175,45 @@ def degroote_states(seed: int) -> dict:
     return {"model": "arm26.osim with DeGrooteFregly2016Muscle", "parameters": params, "states": records}
 
 
+CURVES = {
+    # curve class: (x range, list of property sets (empty: OpenSim's defaults))
+    "ActiveForceLengthCurve": ((0.2, 2.1), [{}, {"min_norm_active_fiber_length": 0.5,
+                                                "transition_norm_fiber_length": 0.8,
+                                                "max_norm_active_fiber_length": 1.7,
+                                                "shallow_ascending_slope": 0.6, "minimum_value": 0.05}]),
+    "ForceVelocityCurve": ((-1.2, 1.2), [{}, {"concentric_slope_at_vmax": 0.05, "concentric_slope_near_vmax": 0.2,
+                                             "isometric_slope": 4.0, "eccentric_slope_at_vmax": 0.05,
+                                             "eccentric_slope_near_vmax": 0.1,
+                                             "max_eccentric_velocity_force_multiplier": 1.6,
+                                             "concentric_curviness": 0.4, "eccentric_curviness": 0.7}]),
+    "ForceVelocityInverseCurve": ((-0.1, 1.5), [{}]),
+    "FiberForceLengthCurve": ((0.8, 1.9), [{}, {"strain_at_zero_force": 0.05, "strain_at_one_norm_force": 0.6,
+                                              "stiffness_at_low_force": 0.3, "stiffness_at_one_norm_force": 5.0,
+                                              "curviness": 0.6}]),
+    "TendonForceLengthCurve": ((0.98, 1.08), [{}, {"strain_at_one_norm_force": 0.04,
+                                                 "stiffness_at_one_norm_force": 40.0,
+                                                 "norm_force_at_toe_end": 0.6, "curviness": 0.4}]),
+}
+
+
+def curves() -> dict:
+    """Each curve's value and first derivative at 97 points across (and beyond) its domain."""
+    out = {}
+    for cls, ((lo, hi), variants) in CURVES.items():
+        out[cls] = []
+        for props in variants:
+            curve = getattr(osim, cls)(*props.values())  # the constructor takes the properties in this order
+            x = np.linspace(lo, hi, 97)
+            out[cls].append({
+                "properties": props, "x": x.tolist(),
+                "value": [curve.calcValue(float(v)) for v in x],
+                "derivative": [curve.calcDerivative(float(v), 1) for v in x],
+            })
+    return out
+
+
 if __name__ == "__main__":
+    (HERE / "golden" / "millard_curves.json").write_text(json.dumps(curves(), indent=1))
     for name, seed in (("arm26.osim", 1), ("gait9dof18musc.osim", 2)):
         data = muscle_states(name, seed)
         (HERE / "golden" / f"{name[:-5]}_muscles.json").write_text(json.dumps(data, indent=1))
