@@ -84,4 +84,5 @@ def test_vmap_1024_points():
     x = jnp.linspace(-1.1, 1.1, 1024)
     many = np.asarray(jax.jit(jax.vmap(fv.value))(x))
     assert_close(many[[0, 300, 1023]], np.array([fv.value(x[0]), fv.value(x[300]), fv.value(x[1023])]), 1e-13, "fv")
-    assert np.all(np.diff(many) > 0), "fv increases with velocity"
+    inside = (x[1:] > -1.0) & (x[:-1] < 1.0)
+    assert np.all(np.diff(many)[inside] > 0), "fv increases with velocity within [-1, 1]"
