@@ -9,12 +9,14 @@ subsystem's MultibodySystem (InvalidArgument naming the element, the body and bo
 
 from __future__ import annotations
 
+from jaxbody._api.force_actuators import ActuatorForces
 from jaxbody._api.force_basic import BasicForces
 from jaxbody._api.force_compound import CompoundForces
 
 
-class Force(BasicForces, CompoundForces):
+class Force(BasicForces, CompoundForces, ActuatorForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
-    Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound)."""
+    Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound); OpenSim's CoordinateActuator and
+    ActivationCoordinateActuator, read from ``State.controls`` (jaxbody._api.force_actuators)."""

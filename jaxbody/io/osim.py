@@ -8,8 +8,9 @@ Ixz Iyz] about the mass center in the body frame, converted to Simbody's inertia
 PhysicalOffsetFrames; the JointSet (jaxbody.io.osim_joints: Weld, Pin, Slider, Universal, Planar, Gimbal, Ball,
 Free and CustomJoint as MobilizedBody.FunctionBased with OpenSim's functions in JAX); the ConstraintSet
 (jaxbody.io.osim_constraints); each coordinate's default value and speed, range, clamped, locked and
-prescribed flags; ``<gravity>``; attached geometry of Ground and the bodies (as Visual records). Muscles,
-actuators and every other force or controller are listed in ``skipped`` and reported by one ``warnings.warn``.
+prescribed flags; ``<gravity>``; attached geometry of Ground and the bodies (as Visual records); the ForceSet
+elements jaxbody.io.osim_forces has builders for (``forces_by_name``). Every other force, controller and probe
+is listed in ``skipped`` and reported by one ``warnings.warn``.
 
 OpenSim runs Simbody in Euler-angle mode, so the matter subsystem is set to Euler angles (Ball and Free q are
 body-fixed X-Y-Z angles, as OpenSim's coordinates). A locked coordinate is held at its default value by a
@@ -40,6 +41,7 @@ from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
+from jaxbody.io.osim_forces import ForceContext, add_forces
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint
@@ -83,7 +85,8 @@ class ImportedOsim(CoordinateIndex):
     coordinates: coordinate name -> jaxbody.io.imported.Coordinate (MobilizedBody, q index within it, 1, 1), as
     the URDF and MJCF importers give them (``q_index(name)``, ``u_index(name)``: slots in the State); coordinate_info: name -> CoordinateInfo
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
-    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported.
+    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller/probe not
+    imported; forces_by_name: OpenSim force name -> its force handle (actuators' controls are named after them).
     """
 
     name: str
@@ -97,16 +100,22 @@ class ImportedOsim(CoordinateIndex):
     constraints: dict
     visuals: list
     skipped: list
+    forces_by_name: dict = dataclasses.field(default_factory=dict)
+    disabled_forces: list = dataclasses.field(default_factory=list)
 
     def default_state(self, model):
-        """``model.default_state()`` with every coordinate at its default value and speed (not assembled)."""
+        """``model.default_state()`` with every coordinate at its default value and speed (not assembled) and the
+        forces OpenSim does not apply (``appliesForce`` false; ``disabled_forces``) disabled."""
         state = model.default_state()
         names = list(self.coordinate_info)
         qi = np.array([self.q_index(n) for n in names], dtype=int)
         ui = np.array([self.u_index(n) for n in names], dtype=int)
         q = state.q.at[qi].set(jnp.asarray([self.coordinate_info[n].default_value for n in names], state.q.dtype))
         u = state.u.at[ui].set(jnp.asarray([self.coordinate_info[n].default_speed for n in names], state.u.dtype))
-        return state.set_q(q).set_u(u)
+        state = state.set_q(q).set_u(u)
+        for name in self.disabled_forces:
+            state = self.forces_by_name[name].set_disabled(state)
+        return state
 
 
 def _rigid_body(doc: OsimDocument, element) -> Body:
@@ -196,14 +205,12 @@ def load_osim(path) -> ImportedOsim:
     if prescribed:
         warnings.warn(f"load_osim({doc.source}): coordinates {prescribed} are prescribed in OpenSim; jaxbody imports "
                       "them free (prescribe them with a jb.Motion)", stacklevel=2)
-    skipped = [f"{e.tag} {e.get('name')}" for s in ("ForceSet", "ControllerSet") for e in objects(doc, s)]
-    if skipped:
-        warnings.warn(f"load_osim({doc.source}): skipped {len(skipped)} force(s)/actuator(s)/controller(s) "
-                      f"jaxbody does not import: {', '.join(skipped)}", stacklevel=2)
+    forces_by_name, disabled, skipped = add_forces(ForceContext(doc, frames, matter, forces, mobods, coordinates))
     return ImportedOsim(
         name=doc.root.get("name", ""), system=system, matter=matter, forces=forces, gravity=gravity,
         bodies={p.split("/")[-1]: m for p, m in mobods.items()},
         coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
         coordinate_info=coordinates,
-        constraints=constraints, visuals=visuals, skipped=skipped,
+        constraints=constraints, visuals=visuals, skipped=skipped, forces_by_name=forces_by_name,
+        disabled_forces=disabled,
     )
