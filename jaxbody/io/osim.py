@@ -43,6 +43,7 @@ from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint
+from jaxbody.io.osim_paths import force_paths
 from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
@@ -83,7 +84,8 @@ class ImportedOsim(CoordinateIndex):
     coordinates: coordinate name -> jaxbody.io.imported.Coordinate (MobilizedBody, q index within it, 1, 1), as
     the URDF and MJCF importers give them (``q_index(name)``, ``u_index(name)``: slots in the State); coordinate_info: name -> CoordinateInfo
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
-    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported.
+    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported;
+    paths: force name -> GeometryPath of every force with a ``<GeometryPath>`` (jaxbody.io.osim_paths).
     """
 
     name: str
@@ -97,6 +99,7 @@ class ImportedOsim(CoordinateIndex):
     constraints: dict
     visuals: list
     skipped: list
+    paths: dict = dataclasses.field(default_factory=dict)
 
     def default_state(self, model):
         """``model.default_state()`` with every coordinate at its default value and speed (not assembled)."""
@@ -206,4 +209,5 @@ def load_osim(path) -> ImportedOsim:
         coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
         coordinate_info=coordinates,
         constraints=constraints, visuals=visuals, skipped=skipped,
+        paths=force_paths(doc, frames, mobods, coordinates),
     )
