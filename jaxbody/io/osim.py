@@ -45,6 +45,7 @@ from jaxbody.io.osim_forces import ForceContext, add_forces
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint
+from jaxbody.io.osim_paths import force_paths
 from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
@@ -86,7 +87,8 @@ class ImportedOsim(CoordinateIndex):
     the URDF and MJCF importers give them (``q_index(name)``, ``u_index(name)``: slots in the State); coordinate_info: name -> CoordinateInfo
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
     UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller/probe not
-    imported; forces_by_name: OpenSim force name -> its force handle (actuators' controls are named after them).
+    imported; forces_by_name: OpenSim force name -> its force handle (actuators' controls are named after them);
+    paths: force name -> GeometryPath of every force with a ``<GeometryPath>`` (jaxbody.io.osim_paths).
     """
 
     name: str
@@ -102,6 +104,7 @@ class ImportedOsim(CoordinateIndex):
     skipped: list
     forces_by_name: dict = dataclasses.field(default_factory=dict)
     disabled_forces: list = dataclasses.field(default_factory=list)
+    paths: dict = dataclasses.field(default_factory=dict)
 
     def default_state(self, model):
         """``model.default_state()`` with every coordinate at its default value and speed (not assembled) and the
@@ -212,5 +215,5 @@ def load_osim(path) -> ImportedOsim:
         coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
         coordinate_info=coordinates,
         constraints=constraints, visuals=visuals, skipped=skipped, forces_by_name=forces_by_name,
-        disabled_forces=disabled,
+        disabled_forces=disabled, paths=force_paths(doc, frames, mobods, coordinates),
     )

@@ -48,6 +48,10 @@ class Path(eqx.Module):
     leaf and every index (bodies, coordinates) static.
     """
 
+    def depends_on_q(self) -> bool:
+        """Whether the geometry reads q directly (static; False skips the mobility-force pass)."""
+        return True
+
     @abc.abstractmethod
     def calc_length_from_poses(self, R_GB, p_GB, q) -> jnp.ndarray:
         """Path length (m, scalar) from body poses in G (R_GB (nbodies, 3, 3), p_GB (nbodies, 3)) and q (nq,)."""
@@ -78,6 +82,8 @@ class Path(eqx.Module):
         """``(body_forces (nbodies, 2, 3) at Bo in G, mobility_forces (nu,))`` of a tension (N, >= 0 pulls the ends
         together) along the path: power ``-tension dL/dt``. Needs Position. Cost: one reverse-mode pass."""
         G, g_q = self.calc_length_gradient(model, state)
+        if not self.depends_on_q():
+            return -tension * G, jnp.zeros_like(state.u, dtype=G.dtype) * tension
         mobility = jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](g_q)[0]
         return -tension * G, -tension * mobility
 

@@ -23,6 +23,9 @@ class GeometryPath(Path):
         """A path through points fixed on bodies: ``bodies`` (n >= 2,) indices, ``stations`` (n, 3) in each body (m)."""
         return cls(PathPoints.fixed(bodies, stations))
 
+    def depends_on_q(self) -> bool:
+        return any(self.points.moving)
+
     def calc_length_from_poses(self, R_GB, p_GB, q) -> jnp.ndarray:
         P = self.points.calc_locations_in_ground(R_GB, p_GB, q)
         return polyline_length(P, self.points.calc_active(q))

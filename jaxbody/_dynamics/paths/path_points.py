@@ -1,6 +1,7 @@
 """OpenSim's path points as one fixed-shape batch: PathPoint, ConditionalPathPoint and MovingPathPoint.
 
-Every point of a path is one row: its body (static index), its station in the body frame (m), and optionally
+Every point of a path is one row: its body (static index), the pose of its parent frame F in the body
+(R_BF (3, 3), p_BF (3,) m: an OpenSim PhysicalOffsetFrame, or the identity), its location in F (m), and optionally
 
 * a condition (ConditionalPathPoint): the point is active while its coordinate q[c] lies in
   ``[range_0 - 1e-5, range_1 + 1e-5]`` (OpenSim 4.6's ConditionalPathPoint::isActive tolerance);
@@ -28,7 +29,8 @@ CONDITION_TOLERANCE = 1e-5
 
 
 class PathPoints(eqx.Module):
-    """n path points. bodies: static (n,) body indices. stations: (n, 3) in each body's frame (m).
+    """n path points. bodies: static (n,) body indices. locations: (n, 3) in each point's frame F (m); R_BF (n, 3, 3)
+    and p_BF (n, 3) the frames' poses in their bodies.
 
     condition_q: static (n,) q index of each point's condition (-1: always active); condition_range (n, 2).
     moving: static (n,) tuples of three callables or None (the x, y, z location functions; ``()`` for a
@@ -37,7 +39,9 @@ class PathPoints(eqx.Module):
     """
 
     bodies: tuple = eqx.field(static=True)
-    stations: jnp.ndarray
+    locations: jnp.ndarray
+    R_BF: jnp.ndarray
+    p_BF: jnp.ndarray
     condition_q: tuple = eqx.field(static=True)
     condition_range: jnp.ndarray
     moving: tuple = eqx.field(static=True)
@@ -49,7 +53,9 @@ class PathPoints(eqx.Module):
         """Points fixed on bodies: ``bodies`` (n,) indices, ``stations`` (n, 3) in each body's frame (m)."""
         stations = jnp.asarray(stations)
         n = len(bodies)
-        return cls(tuple(int(b) for b in bodies), stations, (-1,) * n, jnp.zeros((n, 2), stations.dtype),
+        dtype = stations.dtype
+        return cls(tuple(int(b) for b in bodies), stations, jnp.tile(jnp.eye(3, dtype=dtype), (n, 1, 1)),
+                   jnp.zeros((n, 3), dtype), (-1,) * n, jnp.zeros((n, 2), dtype),
                    ((),) * n, ((-1, -1, -1),) * n, jnp.zeros((n, 3, 2), stations.dtype))
 
     @property
@@ -58,17 +64,17 @@ class PathPoints(eqx.Module):
 
     def calc_stations(self, q) -> jnp.ndarray:
         """Each point's station (n, 3) in its body frame at coordinates q (MovingPathPoint locations applied)."""
-        rows = []
-        for i, functions in enumerate(self.moving):
-            row = [self.stations[i, k] for k in range(3)]
-            for k, f in enumerate(functions):
-                if f is None:
-                    continue
+        moving = [(i, k, f) for i, functions in enumerate(self.moving) for k, f in enumerate(functions) if f is not None]
+        local = self.locations
+        if moving:
+            values = []
+            for i, k, f in moving:
                 c = self.moving_q[i][k]
                 x = jnp.zeros((), q.dtype) if c < 0 else jnp.clip(q[c], self.moving_range[i, k, 0], self.moving_range[i, k, 1])
-                row[k] = f(x[None])
-            rows.append(jnp.stack(row))
-        return jnp.stack(rows)
+                values.append(f(x[None]))
+            rows, cols = np.array([m[0] for m in moving]), np.array([m[1] for m in moving])
+            local = local.at[rows, cols].set(jnp.stack(values).astype(local.dtype))
+        return self.p_BF + spatial.matvec(self.R_BF, local)
 
     def calc_active(self, q) -> jnp.ndarray:
         """(n,) bool: which points are active at q (ConditionalPathPoints outside their range are not)."""

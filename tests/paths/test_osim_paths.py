@@ -1,0 +1,95 @@
+"""Every force path of the OpenSim test models against OpenSim 4.6 (tests/paths/generate_path_golden.py): length
+(``getLength``), lengthening speed (``getLengtheningSpeed``) and moment arms (``computeMomentArm``) about every
+coordinate, at random states within the coordinate ranges."""
+
+from __future__ import annotations
+
+import functools
+import json
+import pathlib
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbody as jb
+from jaxbody._api.path_moment_arms import compute_moment_arm
+
+HERE = pathlib.Path(__file__).parent
+MODELS = HERE.parent / "models" / "osim"
+GOLDEN = json.loads((HERE / "golden" / "osim_paths.json").read_text())
+
+
+@functools.lru_cache(maxsize=None)
+def imported(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        imp = jb.io.load_osim(MODELS / f"{name}.osim")
+    return imp, imp.system.realize_topology()
+
+
+def golden_states(name):
+    """(q (k, nq), u (k, nu), golden record) of the model's golden states, coordinates placed in jaxbody's State."""
+    imp, model = imported(name)
+    g = GOLDEN[name]
+    qi = np.array([imp.q_index(c) for c in g["coordinates"]])
+    ui = np.array([imp.u_index(c) for c in g["coordinates"]])
+    s0 = imp.default_state(model)
+    q = jnp.stack([s0.q.at[qi].set(jnp.asarray(r["q"])) for r in g["states"]])
+    u = jnp.stack([s0.u.at[ui].set(jnp.asarray(r["u"])) for r in g["states"]])
+    return q, u, ui, g
+
+
+def path_numbers(name, path_names):
+    """(L (k, m), speed (k, m), -dL/du (k, m, nu)) of the named paths at the golden states, one jit, vmapped."""
+    imp, model = imported(name)
+    q, u, _, _ = golden_states(name)
+    paths = [imp.paths[n] for n in path_names]
+
+    def one(q, u):
+        s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)
+        return [jnp.stack(x) for x in zip(*[(p.calc_length(model, s), p.calc_lengthening_speed(model, s),
+                                              p.calc_moment_arms(model, s)) for p in paths])]
+
+    return jax.jit(jax.vmap(one))(q, u)
+
+
+def _check(name, path_names, tol):
+    _, _, ui, g = golden_states(name)
+    L, V, R = path_numbers(name, path_names)
+    for k, record in enumerate(g["states"]):
+        for i, n in enumerate(path_names):
+            want = record["paths"][n]
+            assert abs(L[k, i] - want["length"]) < tol, (n, k, float(L[k, i]), want["length"])
+            assert abs(V[k, i] - want["speed"]) < tol, (n, k, float(V[k, i]), want["speed"])
+            np.testing.assert_allclose(R[k, i][ui], want["moment_arms"], rtol=0, atol=tol, err_msg=f"{n} state {k}")
+
+
+def unwrapped(name):
+    return [n for n, w in GOLDEN[name]["wrapped"].items() if not w]
+
+
+def test_gait9dof18musc_paths_match_opensim():
+    """18 muscles: path points, ConditionalPathPoints, MovingPathPoints (SimmSpline locations); no wrapping."""
+    _check("gait9dof18musc", unwrapped("gait9dof18musc"), 1e-12)
+
+
+@pytest.mark.long
+def test_gait14dof22musc_paths_match_opensim():
+    _check("gait14dof22musc", unwrapped("gait14dof22musc"), 1e-12)
+
+
+def test_compute_moment_arm_as_opensim():
+    """OpenSim's MomentArmSolver route (u projected onto the constraints; a locked coordinate unlocked first)."""
+    name = "gait9dof18musc"
+    imp, model = imported(name)
+    q, _, ui, g = golden_states(name)
+    path = imp.paths["rect_fem_r"]
+    state = imp.default_state(model).set_q(q[0])
+    for c in ("knee_angle_r", "hip_flexion_r", "lumbar_extension"):
+        j = g["coordinates"].index(c)
+        unlocked = [list(imp.constraints).index(f"{c}/locked")] if f"{c}/locked" in imp.constraints else []
+        arm = compute_moment_arm(model, state, path, int(ui[j]), unlocked)
+        assert abs(arm - g["states"][0]["paths"]["rect_fem_r"]["moment_arms"][j]) < 1e-12, c
