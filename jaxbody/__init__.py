@@ -34,6 +34,7 @@ from jaxbody._api.exponential_spring_force import (
 from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
+from jaxbody._api.muscle_equilibrium import equilibrate_muscles as equilibrate_muscles
 from jaxbody._api.sharding import sharded_vmap as sharded_vmap
 from jaxbody._api.system import GeneralForceSubsystem as GeneralForceSubsystem
 from jaxbody._api.system import MultibodySystem as MultibodySystem

@@ -12,11 +12,13 @@ from __future__ import annotations
 from jaxbody._api.force_actuators import ActuatorForces
 from jaxbody._api.force_basic import BasicForces
 from jaxbody._api.force_compound import CompoundForces
+from jaxbody._api.force_muscles import MuscleForces
 
 
-class Force(BasicForces, CompoundForces, ActuatorForces):
+class Force(BasicForces, CompoundForces, ActuatorForces, MuscleForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
     Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound); OpenSim's CoordinateActuator and
-    ActivationCoordinateActuator, read from ``State.controls`` (jaxbody._api.force_actuators)."""
+    ActivationCoordinateActuator, read from ``State.controls`` (jaxbody._api.force_actuators); OpenSim's
+    Thelen2003Muscle and DeGrooteFregly2016Muscle on a path (jaxbody._api.force_muscles)."""

@@ -1,0 +1,181 @@
+"""``jb.Force.*`` builders of OpenSim's muscles (Thelen2003Muscle, DeGrooteFregly2016Muscle) on a path
+(jaxbody._dynamics.paths), and ``MuscleHandle``: OpenSim's muscle getters in snake_case, the setters of a
+muscle's state variables, and its equilibrium.
+
+A muscle reads one control, its excitation, named after the muscle (``model.get_control_index(name)``,
+``handle.set_controls(state, [e])``), and owns its state variables in ``State.z`` (OpenSim's order: activation,
+then fiber_length or normalized_tendon_force). Getters that depend on the model's numbers take the Model after
+the State (``handle.get_tendon_force(state, model)``) and need a State realized to Velocity (the path's speed).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from jaxbody._api.force_checks import check_forces
+from jaxbody._api.force_handles import ForceHandle
+from jaxbody._api.muscle_parameters import check_default, degroote2016_parameters, thelen2003_parameters
+from jaxbody._api.path_moment_arms import compute_moment_arm
+from jaxbody._dynamics.muscles.degroote2016 import DeGrooteFregly2016Muscle
+from jaxbody._dynamics.muscles.info import MuscleInfo
+from jaxbody._dynamics.muscles.thelen2003 import Thelen2003Muscle
+from jaxbody._dynamics.muscles.thelen2003_equilibrium import thelen2003_equilibrium_fiber_length
+from jaxbody._dynamics.paths.base import Path
+from jaxbody._dynamics.state import State, require
+from jaxbody._typing import Stage
+from jaxbody.errors import InvalidArgument
+
+
+class MuscleHandle(ForceHandle):
+    """A muscle: ``state_names`` (its State.z entries in order), getters of its path and mechanics, setters."""
+
+    def __init__(self, forces, build, name: str, state_names: tuple[str, ...]):
+        self.state_names = tuple(state_names)
+        super().__init__(forces, build, name, num_z=len(state_names), controls=(name,))
+
+    # ----- state variables ---------------------------------------------------------------------------------
+    def _z_index(self, variable: str) -> int:
+        if variable not in self.state_names:
+            raise InvalidArgument(f"muscle {self.name!r} has no state variable {variable!r} (it has "
+                                  f"{', '.join(self.state_names) or 'none'})")
+        return self.z_slice.start + self.state_names.index(variable)
+
+    def get_state_variable(self, state: State, variable: str):
+        return self._check(state, f"get {variable}").z[self._z_index(variable)]
+
+    def set_state_variable(self, state: State, variable: str, value) -> State:
+        """A new State with this muscle's ``variable`` (activation, fiber_length, normalized_tendon_force) set."""
+        self._check(state, f"set {variable}")
+        return state.set_z(state.z.at[self._z_index(variable)].set(value))
+
+    def set_activation(self, state: State, activation) -> State:
+        return self.set_state_variable(state, "activation", activation)
+
+    def set_fiber_length(self, state: State, fiber_length) -> State:
+        return self.set_state_variable(state, "fiber_length", fiber_length)
+
+    def set_normalized_tendon_force(self, state: State, value) -> State:
+        return self.set_state_variable(state, "normalized_tendon_force", value)
+
+    def set_excitation(self, state: State, excitation) -> State:
+        """This muscle's control (OpenSim's excitation)."""
+        return self.set_controls(state, jnp.reshape(jnp.asarray(excitation), (1,)))
+
+    def get_excitation(self, state: State):
+        return self.get_controls(state)[0]
+
+    # ----- path ------------------------------------------------------------------------------------------------
+    def _realized(self, state: State, model, what: str, stage=Stage.Velocity):
+        self._check(state, what)
+        require(state, stage, f"{self.name}.{what}")
+        return self._element(model)
+
+    def get_path(self, model) -> Path:
+        return self._element(model).path
+
+    def get_length(self, state: State, model):
+        """Path length (m). Needs Position."""
+        return self._realized(state, model, "get_length", Stage.Position).path.calc_length(model, state)
+
+    def get_lengthening_speed(self, state: State, model):
+        """Path lengthening speed (m/s). Needs Velocity."""
+        return self._realized(state, model, "get_lengthening_speed").path.calc_lengthening_speed(model, state)
+
+    def compute_moment_arm(self, state: State, model, mobod, which_u: int = 0):
+        """Moment arm (m) about the coordinate of ``mobod``'s mobility ``which_u`` (OpenSim's computeMomentArm:
+        -dL/dq with the coordinate's coupling through constraints). Needs Position (computes it from q)."""
+        self._check(state, "compute_moment_arm")
+        return compute_moment_arm(model, state, self.get_path(model), mobod.u_start + which_u)
+
+    # ----- mechanics ---------------------------------------------------------------------------------------
+    def get_muscle_info(self, state: State, model) -> MuscleInfo:
+        """Everything the muscle model reports (jaxbody._dynamics.muscles.info.MuscleInfo). Needs Velocity."""
+        element = self._realized(state, model, "get_muscle_info")
+        return element.calc_info_at(model, state, state.z[self.z_slice])
+
+    def get_activation(self, state: State, model):
+        return self.get_muscle_info(state, model).activation
+
+    def get_fiber_length(self, state: State, model):
+        return self.get_muscle_info(state, model).fiber_length
+
+    def get_fiber_velocity(self, state: State, model):
+        return self.get_muscle_info(state, model).fiber_velocity
+
+    def get_pennation_angle(self, state: State, model):
+        return self.get_muscle_info(state, model).pennation_angle
+
+    def get_tendon_length(self, state: State, model):
+        return self.get_muscle_info(state, model).tendon_length
+
+    def get_active_fiber_force(self, state: State, model):
+        return self.get_muscle_info(state, model).active_fiber_force
+
+    def get_passive_fiber_force(self, state: State, model):
+        return self.get_muscle_info(state, model).passive_fiber_force
+
+    def get_tendon_force(self, state: State, model):
+        """Tension (N) the muscle applies along its path."""
+        return self.get_muscle_info(state, model).tendon_force
+
+    def compute_equilibrium(self, state: State, model) -> State:
+        """A new State with this muscle's fiber state at equilibrium (OpenSim's computeInitialFiberEquilibrium)
+        for its current activation, path length and speed; needs Velocity. Thelen2003Muscle only for now."""
+        element = self._realized(state, model, "compute_equilibrium")
+        if not isinstance(element, Thelen2003Muscle):
+            raise InvalidArgument(f"muscle {self.name!r}: compute_equilibrium is implemented for Thelen2003Muscle "
+                                  f"only, not {type(element).__name__}")
+        lce = thelen2003_equilibrium_fiber_length(
+            element.parameters, element.path.calc_length(model, state),
+            element.path.calc_lengthening_speed(model, state), state.z[self._z_index("activation")])
+        return state.set_z(state.z.at[self._z_index("fiber_length")].set(lce))
+
+
+def _path(forces, path, name):
+    check_forces(forces, name)
+    if not isinstance(path, Path):
+        raise InvalidArgument(f"muscle {name!r}: path must be a jaxbody path (e.g. jb.GeometryPath), got "
+                              f"{type(path).__name__}")
+    return path
+
+
+class MuscleForces:
+    """OpenSim's muscle builders of ``jb.Force``: Thelen2003Muscle, DeGrooteFregly2016Muscle."""
+
+    @staticmethod
+    def Thelen2003Muscle(forces, name: str, path, max_isometric_force, optimal_fiber_length, tendon_slack_length,
+                         pennation_angle_at_optimal=0.0, *, default_activation=0.05, default_fiber_length=0.1,
+                         **properties) -> MuscleHandle:
+        """OpenSim Thelen2003Muscle on ``path``: forces (N), lengths (m), angles (rad). ``properties``: any other
+        Thelen2003Parameters field (OpenSim 4.6 defaults otherwise). OpenSim's default_fiber_length is 0.1 m
+        unless set (it does not follow optimal_fiber_length)."""
+        path = _path(forces, path, name)
+        p = thelen2003_parameters(name, max_isometric_force=max_isometric_force,
+                                  optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
+                                  pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
+        z0 = jnp.asarray([check_default(name, "default_activation", default_activation, 0.0, 1.0),
+                          check_default(name, "default_fiber_length", default_fiber_length, 0.0)])
+        return MuscleHandle(forces, lambda: Thelen2003Muscle(path=path, parameters=p, default_state=z0), name,
+                            Thelen2003Muscle.state_names)
+
+    @staticmethod
+    def DeGrooteFregly2016Muscle(forces, name: str, path, max_isometric_force, optimal_fiber_length,
+                                 tendon_slack_length, pennation_angle_at_optimal=0.0, *, default_activation=0.5,
+                                 default_normalized_tendon_force=0.5, ignore_tendon_compliance=False,
+                                 ignore_activation_dynamics=False, **properties) -> MuscleHandle:
+        """OpenSim DeGrooteFregly2016Muscle on ``path`` with "explicit" tendon dynamics (or a rigid tendon);
+        ``properties``: any other DeGrooteFregly2016Parameters field (OpenSim 4.6 defaults otherwise)."""
+        path = _path(forces, path, name)
+        p = degroote2016_parameters(name, max_isometric_force=max_isometric_force,
+                                    optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
+                                    pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
+        template = DeGrooteFregly2016Muscle(path=path, parameters=p, default_state=jnp.zeros(0),
+                                            ignore_tendon_compliance=bool(ignore_tendon_compliance),
+                                            ignore_activation_dynamics=bool(ignore_activation_dynamics))
+        defaults = {"activation": check_default(name, "default_activation", default_activation, 1e-300, 1.0),
+                    "normalized_tendon_force": check_default(name, "default_normalized_tendon_force",
+                                                             default_normalized_tendon_force, 0.0, 5.0)}
+        z0 = jnp.asarray([defaults[v] for v in template.state_names])
+        return MuscleHandle(forces, lambda: DeGrooteFregly2016Muscle(
+            path=path, parameters=p, default_state=z0, ignore_tendon_compliance=bool(ignore_tendon_compliance),
+            ignore_activation_dynamics=bool(ignore_activation_dynamics)), name, template.state_names)
