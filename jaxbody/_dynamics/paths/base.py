@@ -15,7 +15,8 @@ by differentiation, so it is exact for every path type, wrapped or not:
   force) from the geometry's gradient with respect to each body's pose, and mobility forces (nu,)
   ``-T N^T dL/dq`` for the explicit q dependence (moving path points). On a straight-segment path these
   are OpenSim's forces along each segment applied at the path points (GeometryPath::addInEquivalentForces).
-* ``calc_moment_arms``: ``-dL/du`` (nu,), the generalized force of a unit tension (``J^T F + f``); with
+* ``calc_moment_arms``: ``-dL/du`` (nu,), exact by autodiff (the generalized force of a unit tension when the
+  path's forces are the length's gradient, as here by default); with
   ``u = qdot`` (OpenSim's coordinates) it is ``-dL/dq``, the moment arm about each coordinate (m, or
   dimensionless for a translational coordinate).
 
@@ -88,7 +89,10 @@ class Path(eqx.Module):
         return -tension * G, -tension * mobility
 
     def calc_moment_arms(self, model, state) -> jnp.ndarray:
-        """``-dL/du`` (nu,): generalized force of a unit tension; the moment arm about each coordinate when
-        ``u = qdot``. Needs Position. Cost: one reverse-mode pass and one inward tree scan."""
-        F, f = self.calc_tension_forces(model, state, jnp.ones((), state.q.dtype))
-        return jacobians.multiply_by_system_jacobian_transpose(model, state.position, F) + f
+        """``-dL/du`` (nu,) by autodiff; the moment arm about each coordinate when ``u = qdot``. Needs Position.
+        Cost: one reverse-mode pass and one inward tree scan."""
+        G, g_q = self.calc_length_gradient(model, state)
+        arms = -jacobians.multiply_by_system_jacobian_transpose(model, state.position, G)
+        if not self.depends_on_q():
+            return arms
+        return arms - jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](g_q)[0]

@@ -1,22 +1,43 @@
-"""OpenSim's GeometryPath: a muscle or ligament path through path points (jaxbody._dynamics.paths.path_points).
+"""OpenSim's GeometryPath: a muscle or ligament path through path points, wrapping over wrap objects.
 
-Length = the sum of the straight segments between consecutive active points (OpenSim 4.6
-GeometryPath::calcLengthAfterPathComputation). Speed, forces and moment arms come from the Path interface
-(jaxbody._dynamics.paths.base) by differentiating this geometry.
+Length: OpenSim 4.6's current path (jaxbody._dynamics.paths.wrapping: active points, tangent points of the
+wrap objects) and its length, straight segments plus each wrap's surface length
+(GeometryPath::calcLengthAfterPathComputation).
+
+Lengthening speed and tension forces follow OpenSim's own formulas on the current path, so they agree with
+OpenSim for every wrap method:
+
+* speed (GeometryPath::computeLengtheningSpeed): the sum over consecutive entries of the relative velocity
+  along the segment; tangent points move with their wrap object's body, path points with theirs (plus a
+  MovingPathPoint's own velocity ``R_GF (df/dq) qdot``);
+* forces (GeometryPath::produceForces): the tension along each segment whose ends lie on different bodies, at
+  its end points; a MovingPathPoint at such a segment's end also gets the generalized force
+  ``(R_GF dp/dq) . f`` on its x coordinate.
+
+Where the wrap is OpenSim's exact shortest path (path points, spheres) these equal the derivatives of the
+length; a cylinder's tangent points are OpenSim's approximation, so there its moment arms (``computeMomentArm``,
+from these forces) differ slightly from ``-dL/du`` (``calc_moment_arms``, exact by autodiff).
 """
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
+from jaxbody._dynamics import kinematics
+from jaxbody._dynamics.paths import wrap_math as wm
 from jaxbody._dynamics.paths.base import Path
-from jaxbody._dynamics.paths.path_points import PathPoints, polyline_length
+from jaxbody._dynamics.paths.path_points import PathPoints
+from jaxbody._dynamics.paths.wrapping import CurrentPath, apply_wrap_objects, initial_path, path_length
 
 
 class GeometryPath(Path):
-    """A path through ``points`` (PathPoints). Cost: O(points) per length evaluation."""
+    """A path through ``points`` (PathPoints) wrapping over ``wraps`` (PathWrap, in PathWrapSet order).
+    Cost: O(points) without wrap objects; with W of them, up to 8 passes of W wraps over every segment."""
 
     points: PathPoints
+    wraps: tuple = ()
 
     @classmethod
     def fixed(cls, bodies, stations) -> "GeometryPath":
@@ -26,6 +47,64 @@ class GeometryPath(Path):
     def depends_on_q(self) -> bool:
         return any(self.points.moving)
 
-    def calc_length_from_poses(self, R_GB, p_GB, q) -> jnp.ndarray:
+    def calc_current_path(self, R_GB, p_GB, q) -> CurrentPath:
+        """OpenSim's current path: active points and tangent points in G (jaxbody._dynamics.paths.wrapping)."""
         P = self.points.calc_locations_in_ground(R_GB, p_GB, q)
-        return polyline_length(P, self.points.calc_active(q))
+        active = self.points.calc_active(q)
+        path = initial_path(P, self.points.bodies, active, len(self.wraps))
+        return apply_wrap_objects(path, self.wraps, active, R_GB, p_GB)
+
+    def calc_length_from_poses(self, R_GB, p_GB, q) -> jnp.ndarray:
+        return path_length(self.calc_current_path(R_GB, p_GB, q))
+
+    def _entry_velocities(self, path: CurrentPath, pos, vel, q) -> jnp.ndarray:
+        """(K, 3) velocity in G of each entry: a body-fixed point, plus a MovingPathPoint's own motion."""
+        w, v = vel.V_GB[path.body, 0], vel.V_GB[path.body, 1]
+        out = v + jnp.cross(w, path.P - pos.p_GB[path.body])
+        if self.depends_on_q():
+            _, station_dot = jax.jvp(self.points.calc_stations, (q,), (vel.qdot,))
+            local = jnp.where((path.point >= 0)[:, None], station_dot[jnp.maximum(path.point, 0)], 0.0)
+            out = out + jnp.einsum("kij,kj->ki", pos.R_GB[path.body], local)
+        return out
+
+    def calc_lengthening_speed(self, model, state) -> jnp.ndarray:
+        """OpenSim's lengthening speed (m/s; see the module docstring). Needs Velocity. Cost: one length evaluation."""
+        pos, vel = state.position, state.velocity
+        path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
+        v = self._entry_velocities(path, pos, vel, state.q)
+        r, dv = path.P[1:] - path.P[:-1], v[1:] - v[:-1]
+        d = wm.norm(r)
+        tiny = d < wm.EPS
+        speed = jnp.where(tiny, wm.norm(dv), jnp.sum(dv * r, -1) / jnp.where(tiny, 1.0, d))
+        return jnp.sum(jnp.where(path.valid[1:], speed, 0.0))
+
+    def calc_tension_forces(self, model, state, tension):
+        """OpenSim's path forces (GeometryPath::produceForces) of ``tension`` (N): body forces (nbodies, 2, 3) at Bo
+        in G and mobility forces (nu,). Needs Position. Cost: one length evaluation."""
+        pos = state.position
+        path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
+        r = path.P[1:] - path.P[:-1]
+        e, _ = wm.normalize_or_zero(r)
+        crosses = path.valid[1:] & (path.body[1:] != path.body[:-1])
+        f = jnp.where(crosses[:, None], tension * e, 0.0)  # on the segment's first point; -f on its second
+        zero = jnp.zeros((1, 3), f.dtype)
+        F = jnp.concatenate([f, zero]) - jnp.concatenate([zero, f])
+        moments = jnp.cross(path.P - pos.p_GB[path.body], F)
+        body_forces = jnp.zeros((model.topology.nbodies, 2, 3), F.dtype).at[path.body].add(jnp.stack([moments, F], 1))
+        mobility = jnp.zeros_like(state.u, dtype=F.dtype)
+        if self.depends_on_q():
+            mobility = self._moving_point_forces(model, state, path, f)
+        return body_forces, mobility
+
+    def _moving_point_forces(self, model, state, path: CurrentPath, f) -> jnp.ndarray:
+        """Generalized forces (nu,) of the segment forces f (K - 1, 3) on MovingPathPoints (produceForces)."""
+        pos, points = state.position, self.points
+        dp_dq = points.calc_station_derivatives(state.q)  # (n, 3) in the body frame
+        x_q = np.array([next((c for c in cs if c >= 0), -1) for cs in points.moving_q])
+        entry_point = jnp.maximum(path.point, 0)
+        dP_G = jnp.einsum("kij,kj->ki", pos.R_GB[path.body], dp_dq[entry_point])
+        is_moving = (path.point >= 0) & jnp.asarray(x_q >= 0)[entry_point]
+        zero = jnp.zeros((1, 3), f.dtype)
+        work = jnp.sum(dP_G * (jnp.concatenate([f, zero]) - jnp.concatenate([zero, f])), -1)
+        f_q = jnp.zeros_like(state.q, dtype=f.dtype).at[jnp.asarray(x_q)[entry_point]].add(jnp.where(is_moving, work, 0.0))
+        return jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](f_q)[0]

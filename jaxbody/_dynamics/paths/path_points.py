@@ -76,6 +76,17 @@ class PathPoints(eqx.Module):
             local = local.at[rows, cols].set(jnp.stack(values).astype(local.dtype))
         return self.p_BF + spatial.matvec(self.R_BF, local)
 
+    def calc_station_derivatives(self, q) -> jnp.ndarray:
+        """(n, 3) in the body frame: each moving component's derivative by its own coordinate, at q unclamped
+        (OpenSim's MovingPathPoint::getdPointdQ); 0 for fixed components."""
+        local = jnp.zeros_like(self.locations)
+        for i, functions in enumerate(self.moving):
+            for k, f in enumerate(functions):
+                c = self.moving_q[i][k] if f is not None else -1
+                if c >= 0:
+                    local = local.at[i, k].set(jax.grad(lambda x: f(x[None]))(q[c]))
+        return spatial.matvec(self.R_BF, local)
+
     def calc_active(self, q) -> jnp.ndarray:
         """(n,) bool: which points are active at q (ConditionalPathPoints outside their range are not)."""
         c = np.asarray(self.condition_q)

@@ -1,0 +1,182 @@
+"""OpenSim's GeometryPath::applyWrapObjects on fixed shapes: which segment each wrap object wraps, and the path
+through the tangent points.
+
+The current path is a padded list of K = points + 2 wraps entries (:class:`CurrentPath`), the valid ones
+first, in path order: the active path points and, after the segment each wrap object took, its two tangent
+points (fixed on the wrap object's body). For each wrap object in order (OpenSim 4.6, GeometryPath.cpp):
+
+1. its previous tangent points are removed;
+2. every segment between consecutive entries from the first to the last active point of its ``range`` (except
+   a segment between two tangent points of one object) is wrapped (``wrap_line``, vmapped over segments);
+3. the first mandatory wrap wins, else the wrap that lengthens the path least; its tangent points are inserted.
+
+One wrap object: one pass. Several: up to 8 passes, stopping once the length changes by less than 0.5 mm;
+after the first pass, if the first object did not wrap and the second had a point inside it, the two swap
+order. Each pass is computed on every lane and frozen once OpenSim would have stopped, so the result is
+OpenSim's path with shapes independent of q. Not reproduced: OpenSim's PathWrap "previous wrap" memory,
+read only when a sphere's line passes through its centre.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxbody._dynamics.paths import wrap_math as wm
+from jaxbody._math import spatial
+
+#: OpenSim's GeometryPath::applyWrapObjects: passes for several wrap objects, and its convergence test (m).
+MAX_PASSES = 8
+CONVERGED_LENGTH_CHANGE = 0.0005
+#: Stand-in end points (m, in W) for segments a wrap object does not consider: far from any wrap object.
+FAR_SEGMENT = ((1000.0, 1000.0, 1000.0), (2000.0, 1000.0, 1000.0))
+
+
+class CurrentPath(NamedTuple):
+    """K entries: P (K, 3) locations in G (m); body (K,) body index; valid (K,) (valid entries first); point (K,)
+    the PathPointSet index (-1 for tangent points); owner (K,) the wrap index (-1 for path points);
+    wrap_length (K,) the surface length ending at a second tangent point (m)."""
+
+    P: jnp.ndarray
+    body: jnp.ndarray
+    valid: jnp.ndarray
+    point: jnp.ndarray
+    owner: jnp.ndarray
+    wrap_length: jnp.ndarray
+
+
+def initial_path(P, bodies, active, n_wraps: int) -> CurrentPath:
+    """The active path points (P (n, 3) in G, static bodies, active (n,)) padded with 2 n_wraps free entries."""
+    n, pad = P.shape[0], 2 * n_wraps
+    path = CurrentPath(
+        jnp.concatenate([P, jnp.zeros((pad, 3), P.dtype)]),
+        jnp.asarray(list(bodies) + [0] * pad, jnp.int32),
+        jnp.concatenate([active, jnp.zeros(pad, bool)]),
+        jnp.asarray(list(range(n)) + [-1] * pad, jnp.int32),
+        jnp.full(n + pad, -1, jnp.int32),
+        jnp.zeros(n + pad, P.dtype))
+    return compact(path)
+
+
+def compact(path: CurrentPath) -> CurrentPath:
+    """Valid entries first, in their order (a stable sort)."""
+    order = jnp.argsort(~path.valid, stable=True)
+    return CurrentPath(*[x[order] for x in path])
+
+
+def same_wrap(path: CurrentPath) -> jnp.ndarray:
+    """(K - 1,) whether entries j and j + 1 are the two tangent points of one wrap object."""
+    return (path.owner[:-1] >= 0) & (path.owner[:-1] == path.owner[1:])
+
+
+def path_length(path: CurrentPath) -> jnp.ndarray:
+    """OpenSim's calcLengthAfterPathComputation: straight segments plus each wrap's surface length."""
+    straight = wm.norm(path.P[1:] - path.P[:-1])
+    segment = jnp.where(same_wrap(path), path.wrap_length[1:], straight)
+    return jnp.sum(jnp.where(path.valid[1:], segment, 0.0))
+
+
+def _insert(path: CurrentPath, after, r1_G, r2_G, body, owner, length) -> CurrentPath:
+    """The path with tangent points r1, r2 inserted after entry ``after`` (the last two entries are free)."""
+    k = jnp.arange(path.P.shape[0])
+    source = jnp.where(k <= after, k, jnp.maximum(k - 2, 0))
+    first, second = k == after + 1, k == after + 2
+    new = [x[source] for x in path]
+    P = jnp.where(first[:, None], r1_G, jnp.where(second[:, None], r2_G, new[0]))
+    return CurrentPath(P, jnp.where(first | second, body, new[1]), jnp.where(first | second, True, new[2]),
+                       jnp.where(first | second, -1, new[3]), jnp.where(first | second, owner, new[4]),
+                       jnp.where(second, length, jnp.where(first, 0.0, new[5])))
+
+
+def apply_wrap(path: CurrentPath, index: int, path_wrap, single_wrap: bool, point_active, R_GB, p_GB):
+    """One wrap object (``index`` in the PathWrapSet): ``(path, result code, aborted)`` as OpenSim's loop body."""
+    path = compact(path._replace(valid=path.valid & (path.owner != index)))
+    wrap = path_wrap.wrap
+    if not wrap.active:
+        return path, jnp.asarray(wm.NO_WRAP), jnp.asarray(False)
+    first, last = path_wrap.start, path_wrap.end
+    in_range = point_active[first:last + 1]
+    any_active = jnp.any(in_range)
+    start_point = first + jnp.argmax(in_range)
+    end_point = last - jnp.argmax(in_range[::-1])
+    start = jnp.argmax(path.valid & (path.point == start_point))
+    end = jnp.argmax(path.valid & (path.point == end_point))
+    j = jnp.arange(path.P.shape[0] - 1)
+    eligible = path.valid[1:] & (start <= j) & (j < end) & ~same_wrap(path) & any_active
+    R_GW = R_GB[wrap.body] @ wrap.R_BW
+    p_GW = p_GB[wrap.body] + spatial.matvec(R_GB[wrap.body], wrap.p_BW)
+    to_W = lambda x: spatial.matvec(R_GW.T, x - p_GW)  # noqa: E731
+    to_G = lambda x: p_GW + spatial.matvec(R_GW, x)  # noqa: E731
+    P1, P2 = path.P[:-1], path.P[1:]
+    # segments not considered get a far-away stand-in, so no NaN from a degenerate one reaches a gradient
+    far1, far2 = jnp.asarray(FAR_SEGMENT[0], P1.dtype), jnp.asarray(FAR_SEGMENT[1], P1.dtype)
+    p1_W = jnp.where(eligible[:, None], jax.vmap(to_W)(P1), far1)
+    p2_W = jnp.where(eligible[:, None], jax.vmap(to_W)(P2), far2)
+    lines = jax.vmap(lambda a, b: wrap.wrap_line(a, b, single_wrap))(p1_W, p2_W)
+    r1_G, r2_G = jax.vmap(to_G)(lines.r1), jax.vmap(to_G)(lines.r2)
+    change = wm.norm(P1 - r1_G) + lines.length + wm.norm(P2 - r2_G) - wm.norm(P1 - P2)
+    mandatory = eligible & (lines.code == wm.MANDATORY_WRAP)
+    wrapped = eligible & (lines.code == wm.WRAPPED)
+    has_mandatory = jnp.any(mandatory)
+    best = jnp.where(has_mandatory, jnp.argmax(mandatory), jnp.argmin(jnp.where(wrapped, change, jnp.inf)))
+    found = has_mandatory | jnp.any(wrapped)
+    last_evaluated = j.shape[0] - 1 - jnp.argmax(eligible[::-1])
+    result = jnp.where(has_mandatory, wm.MANDATORY_WRAP,
+                       jnp.where(jnp.any(eligible), lines.code[last_evaluated], wm.NO_WRAP))
+    inserted = _insert(path, best, r1_G[best], r2_G[best], wrap.body, index, lines.length[best])
+    path = jax.tree_util.tree_map(lambda a, b: jnp.where(found, a, b), inserted, path)
+    return path, result, ~any_active
+
+
+def _select(flag, a, b):
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(flag, x, y), a, b)
+
+
+def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> CurrentPath:
+    """OpenSim's applyWrapObjects on ``path`` (from :func:`initial_path`) for the PathWraps ``wraps``."""
+    n_wraps = len(wraps)
+    if n_wraps == 0:
+        return path
+    single = n_wraps == 1
+
+    def one_pass(path, stopped, order):
+        results = []
+        for i in order:
+            new, result, abort = apply_wrap(path, i, wraps[i], single, point_active, R_GB, p_GB)
+            path = _select(stopped, path, new)
+            stopped = stopped | abort
+            results.append(result)
+        return path, stopped, results
+
+    identity = tuple(range(n_wraps))
+    path, stopped, results = one_pass(path, jnp.asarray(False), identity)
+    if single:
+        return path
+    last_length = path_length(path)
+    swap = (results[0] == wm.NO_WRAP) & (results[1] == wm.INSIDE_RADIUS) & ~stopped
+    path = _select(swap, compact(path._replace(valid=path.valid & (path.owner != 0))), path)
+    swapped = (1, 0) + identity[2:]
+
+    def step(carry, _):
+        path, stopped, done, last_length = carry
+        normal, stop_n, _ = one_pass(path, stopped, identity)
+        other, stop_s, _ = one_pass(path, stopped, swapped)
+        new, new_stopped = _select(swap, other, normal), jnp.where(swap, stop_s, stop_n)
+        length = path_length(new)
+        frozen = done | stopped
+        path = _select(frozen, path, new)
+        converged = jnp.abs(length - last_length) < CONVERGED_LENGTH_CHANGE
+        return (path, jnp.where(frozen, stopped, new_stopped), done | (~stopped & converged),
+                jnp.where(frozen, last_length, length)), None
+
+    carry = (path, stopped, jnp.asarray(False), last_length)
+    (path, _, _, _), _ = jax.lax.scan(step, carry, None, length=MAX_PASSES - 1)
+    return path
+
+
+def wrap_range(start: int, end: int, n_points: int) -> tuple[int, int]:
+    """OpenSim's 1-based PathWrap ``range`` (values < 1: first / last point) as 0-based (first, last)."""
+    return (0 if start < 1 else start - 1), (n_points - 1 if end < 1 else end - 1)
+
