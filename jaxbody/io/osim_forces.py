@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import warnings
 
-from jaxbody.io import osim_actuators
+from jaxbody.io import osim_actuators, osim_muscles
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
 from jaxbody.io.osim_xml import flag, objects
 
 #: OpenSim ForceSet tag -> builder(context, element) -> ForceHandle.
 FORCE_BUILDERS = {
     **osim_actuators.BUILDERS,
+    **osim_muscles.BUILDERS,
 }
 
 #: Model sets whose elements jaxbody does not import; each is listed by name and type in the warning.

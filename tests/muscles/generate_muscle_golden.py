@@ -86,6 +86,11 @@ def muscle_states(model_file: str, seed: int) -> dict:
                 "activation_dot": m.getStateVariableDerivativeValue(state, "activation"),
                 "fiber_length_dot": m.getStateVariableDerivativeValue(state, "fiber_length"),
             }
+        # each muscle's moment arms about the unlocked coordinates (OpenSim's computeMomentArm)
+        for m in muscles:
+            rec["muscles"][m.getName()]["moment_arms"] = {
+                coords.get(i).getName(): m.computeMomentArm(state, coords.get(i))
+                for i in range(coords.getSize()) if not coords.get(i).get_locked(0)}
         model.equilibrateMuscles(state)
         model.realizeVelocity(state)
         for m in muscles:
