@@ -180,6 +180,109 @@ def degroote_states(seed: int) -> dict:
     return {"model": "arm26.osim with DeGrooteFregly2016Muscle", "parameters": params, "states": records}
 
 
+MILLARD_VARIANTS = [  # (name, fiber_damping, ignore_tendon_compliance, ignore_activation_dynamics, pennation)
+    ("damped", 0.1, False, False, 0.3),
+    ("undamped", 0.0, False, False, 0.2),
+    ("rigid", 0.1, True, False, 0.25),
+    ("rigid_undamped", 0.0, True, False, 0.0),
+    ("no_activation_dynamics", 0.05, False, True, 0.1),
+]
+CURVE_PROPERTIES = {
+    "ActiveForceLengthCurve": ("min_norm_active_fiber_length", "transition_norm_fiber_length",
+                               "max_norm_active_fiber_length", "shallow_ascending_slope", "minimum_value"),
+    "ForceVelocityCurve": ("concentric_slope_at_vmax", "concentric_slope_near_vmax", "isometric_slope",
+                           "eccentric_slope_at_vmax", "eccentric_slope_near_vmax",
+                           "max_eccentric_velocity_force_multiplier", "concentric_curviness", "eccentric_curviness"),
+    "FiberForceLengthCurve": ("strain_at_zero_force", "strain_at_one_norm_force", "stiffness_at_low_force",
+                              "stiffness_at_one_norm_force", "curviness"),
+    "TendonForceLengthCurve": ("strain_at_one_norm_force", "stiffness_at_one_norm_force", "norm_force_at_toe_end",
+                               "curviness"),
+}
+
+
+def _curve_properties(curve, cls):
+    out = {}
+    for prop in CURVE_PROPERTIES[cls]:
+        getter = {"minimum_value": "getMinValue", "stiffness_at_low_force": "getStiffnessAtLowForceInUse",
+                  "stiffness_at_one_norm_force": "getStiffnessAtOneNormForceInUse",
+                  "curviness": "getCurvinessInUse", "norm_force_at_toe_end": "getNormForceAtToeEndInUse"}.get(prop)
+        if getter and hasattr(curve, getter):
+            out[prop] = getattr(curve, getter)()
+        else:
+            out[prop] = getattr(curve, "get_" + prop)()
+    return out
+
+
+def millard_states(seed: int) -> dict:
+    """One Millard2012EquilibriumMuscle per variant, each from ground to its own slider body along the slider
+    axis (path length = q + 0.3 m), at random slider positions and speeds, activations, fiber lengths and
+    excitations; with each muscle's properties as OpenSim uses them after finalizing (its curve adjustments)."""
+    rng = np.random.default_rng(seed)
+    model = osim.Model()
+    muscles = []
+    for k, (name, damping, rigid, no_act, phi) in enumerate(MILLARD_VARIANTS):
+        body = osim.Body(f"b{k}", 1.0, osim.Vec3(0), osim.Inertia(0.1))
+        joint = osim.SliderJoint(f"j{k}", model.getGround(), osim.Vec3(0, 0, 0.5 * k), osim.Vec3(0),
+                                 body, osim.Vec3(0), osim.Vec3(0))
+        model.addBody(body), model.addJoint(joint)
+        m = osim.Millard2012EquilibriumMuscle(name, 500.0 + 100 * k, 0.1 + 0.01 * k, 0.2 - 0.01 * k, phi)
+        m.set_fiber_damping(damping)
+        m.set_ignore_tendon_compliance(rigid)
+        m.set_ignore_activation_dynamics(no_act)
+        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(-0.3, 0, 0.5 * k))
+        m.addNewPathPoint("insertion", body, osim.Vec3(0))
+        model.addForce(m)
+        muscles.append(m)
+    model.setGravity(osim.Vec3(0))
+    state = model.initSystem()
+    records = []
+    for _ in range(NUM_STATES):
+        rec = {"muscles": {}}
+        act = rng.uniform(0.02, 1.0, len(muscles))
+        exc = rng.uniform(0.0, 1.0, len(muscles))
+        for k, m in enumerate(muscles):
+            c = model.getCoordinateSet().get(k)
+            tsl, ofl = m.getTendonSlackLength(), m.getOptimalFiberLength()
+            c.setValue(state, float(tsl + ofl - 0.3 + rng.uniform(-0.4, 0.3) * ofl), False)
+            c.setSpeedValue(state, float(rng.uniform(-0.5, 0.5)))
+            if not m.get_ignore_activation_dynamics():
+                m.setActivation(state, float(act[k]))
+            if not m.get_ignore_tendon_compliance():
+                m.setFiberLength(state, float(rng.uniform(0.7, 1.3) * ofl))
+        model.realizeVelocity(state)
+        controls = model.updControls(state)
+        for k in range(len(muscles)):
+            controls.set(k, float(exc[k]))
+        model.setControls(state, controls)
+        model.realizeAcceleration(state)
+        for k, m in enumerate(muscles):
+            r = {"length": m.getLength(state), "lengthening_speed": m.getLengtheningSpeed(state),
+                 "activation_state": float(act[k]), "excitation": float(exc[k]),
+                 "fiber_length_state": (m.getStateVariableValue(state, "fiber_length")
+                                        if not m.get_ignore_tendon_compliance() else 0.0),
+                 "activation": m.getActivation(state), "fiber_length": m.getFiberLength(state),
+                 "fiber_velocity": m.getFiberVelocity(state), "pennation_angle": m.getPennationAngle(state),
+                 "tendon_length": m.getTendonLength(state), "active_fiber_force": m.getActiveFiberForce(state),
+                 "passive_fiber_force": m.getPassiveFiberForce(state), "tendon_force": m.getTendonForce(state)}
+            if not m.get_ignore_activation_dynamics():
+                r["activation_dot"] = m.getStateVariableDerivativeValue(state, "activation")
+            if not m.get_ignore_tendon_compliance():
+                r["fiber_length_dot"] = m.getStateVariableDerivativeValue(state, "fiber_length")
+            rec["muscles"][m.getName()] = r
+        records.append(rec)
+    params = {}
+    for (name, damping, rigid, no_act, _), m in zip(MILLARD_VARIANTS, muscles):
+        params[name] = {
+            "structure": {"rigid_tendon": rigid, "damped": m.getUseFiberDamping(), "ignore_activation_dynamics": no_act},
+            "scalars": {key: getattr(m, "get_" + key)() for key in (
+                "max_isometric_force", "optimal_fiber_length", "tendon_slack_length", "pennation_angle_at_optimal",
+                "max_contraction_velocity", "activation_time_constant", "deactivation_time_constant",
+                "minimum_activation", "maximum_pennation_angle", "fiber_damping")},
+            "curves": {cls: _curve_properties(getattr(m, "get" + cls)(), cls) for cls in CURVE_PROPERTIES},
+        }
+    return {"model": "one Millard2012EquilibriumMuscle per slider", "parameters": params, "states": records}
+
+
 CURVES = {
     # curve class: (x range, list of property sets (empty: OpenSim's defaults))
     "ActiveForceLengthCurve": ((0.2, 2.1), [{}, {"min_norm_active_fiber_length": 0.5,
@@ -223,4 +326,5 @@ if __name__ == "__main__":
         data = muscle_states(name, seed)
         (HERE / "golden" / f"{name[:-5]}_muscles.json").write_text(json.dumps(data, indent=1))
         print(name, len(data["muscles"]))
+    (HERE / "golden" / "millard_muscles.json").write_text(json.dumps(millard_states(4), indent=1))
     (HERE / "golden" / "arm26_degroote_muscles.json").write_text(json.dumps(degroote_states(3), indent=1))
