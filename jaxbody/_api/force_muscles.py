@@ -14,10 +14,16 @@ import jax.numpy as jnp
 
 from jaxbody._api.force_checks import check_forces
 from jaxbody._api.force_handles import ForceHandle
-from jaxbody._api.muscle_parameters import check_default, degroote2016_parameters, thelen2003_parameters
+from jaxbody._api.muscle_parameters import (
+    check_default,
+    degroote2016_parameters,
+    millard2012_parameters,
+    thelen2003_parameters,
+)
 from jaxbody._api.path_moment_arms import compute_moment_arm
 from jaxbody._dynamics.muscles.degroote2016 import DeGrooteFregly2016Muscle
 from jaxbody._dynamics.muscles.info import MuscleInfo
+from jaxbody._dynamics.muscles.millard2012 import Millard2012EquilibriumMuscle
 from jaxbody._dynamics.muscles.thelen2003 import Thelen2003Muscle
 from jaxbody._dynamics.muscles.thelen2003_equilibrium import thelen2003_equilibrium_fiber_length
 from jaxbody._dynamics.paths.base import Path
@@ -140,7 +146,8 @@ def _path(forces, path, name):
 
 
 class MuscleForces:
-    """OpenSim's muscle builders of ``jb.Force``: Thelen2003Muscle, DeGrooteFregly2016Muscle."""
+    """OpenSim's muscle builders of ``jb.Force``: Thelen2003Muscle, DeGrooteFregly2016Muscle,
+    Millard2012EquilibriumMuscle."""
 
     @staticmethod
     def Thelen2003Muscle(forces, name: str, path, max_isometric_force, optimal_fiber_length, tendon_slack_length,
@@ -179,3 +186,26 @@ class MuscleForces:
         return MuscleHandle(forces, lambda: DeGrooteFregly2016Muscle(
             path=path, parameters=p, default_state=z0, ignore_tendon_compliance=bool(ignore_tendon_compliance),
             ignore_activation_dynamics=bool(ignore_activation_dynamics)), name, template.state_names)
+
+    @staticmethod
+    def Millard2012EquilibriumMuscle(forces, name: str, path, max_isometric_force, optimal_fiber_length,
+                                     tendon_slack_length, pennation_angle_at_optimal=0.0, *, default_activation=0.05,
+                                     default_fiber_length=0.1, ignore_tendon_compliance=False,
+                                     ignore_activation_dynamics=False, curves=None, **properties) -> MuscleHandle:
+        """OpenSim Millard2012EquilibriumMuscle on ``path`` (fiber_damping 0.1 by default: the damped model).
+        ``curves``: {"active_force_length_curve" | "force_velocity_curve" | "fiber_force_length_curve" |
+        "tendon_force_length_curve": {OpenSim property: value}}; ``properties``: its scalar properties. OpenSim's
+        finalize-time curve adjustments are applied (jaxbody._api.muscle_parameters.millard2012_parameters)."""
+        path = _path(forces, path, name)
+        rigid = bool(ignore_tendon_compliance)
+        p, damped = millard2012_parameters(
+            name, curves or {}, rigid, max_isometric_force=max_isometric_force,
+            optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
+            pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
+        structure = dict(rigid_tendon=rigid, damped=damped, ignore_activation_dynamics=bool(ignore_activation_dynamics))
+        template = Millard2012EquilibriumMuscle(path=path, parameters=p, default_state=jnp.zeros(0), **structure)
+        defaults = {"activation": check_default(name, "default_activation", default_activation, 0.0, 1.0),
+                    "fiber_length": check_default(name, "default_fiber_length", default_fiber_length, 0.0)}
+        z0 = jnp.asarray([defaults[v] for v in template.state_names])
+        return MuscleHandle(forces, lambda: Millard2012EquilibriumMuscle(path=path, parameters=p, default_state=z0,
+                                                                        **structure), name, template.state_names)

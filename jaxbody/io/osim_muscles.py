@@ -9,6 +9,9 @@ Thelen2003Muscle            Force.Thelen2003Muscle: every property (FmaxTendonSt
                             default_fiber_length 0.1 m unless given (as OpenSim)
 DeGrooteFregly2016Muscle    Force.DeGrooteFregly2016Muscle: "explicit" tendon dynamics or
                             ignore_tendon_compliance; "implicit" mode is skipped (Unsupported)
+Millard2012EquilibriumMuscle  Force.Millard2012EquilibriumMuscle: its four curve elements' properties
+                            (fitted optional ones when absent), fiber_damping, ignore_tendon_compliance,
+                            ignore_activation_dynamics; OpenSim's finalize-time curve adjustments
 ==========================  ==============================================================================
 
 OpenSim 3.x names: ``pennation_angle`` (before 2.3.2) is read as ``pennation_angle_at_optimal``. min_control
@@ -117,7 +120,33 @@ def degroote2016_muscle(context: ForceContext, element):
         **_given(context, element, {f: (f,) for f in DEGROOTE_FIELDS}))
 
 
+MILLARD_SCALARS = ("max_contraction_velocity", "activation_time_constant", "deactivation_time_constant",
+                   "minimum_activation", "maximum_pennation_angle", "fiber_damping")
+MILLARD_CURVES = {"ActiveForceLengthCurve": "active_force_length_curve", "ForceVelocityCurve": "force_velocity_curve",
+                  "FiberForceLengthCurve": "fiber_force_length_curve",
+                  "TendonForceLengthCurve": "tendon_force_length_curve"}
+
+
+def millard2012_muscle(context: ForceContext, element):
+    owner = context.owner(element)
+    name, path, f_iso, l_opt, l_slack, phi = _muscle_basics(context, element)
+    curves = {}
+    for tag, field in MILLARD_CURVES.items():
+        curve = element.find(tag)
+        if curve is not None:
+            curves[field] = {child.tag: numbers(context.doc, curve, child.tag, f"{owner}: {tag}", 1)[0]
+                             for child in curve if child.tag != "Appearance"}
+    return Force.Millard2012EquilibriumMuscle(
+        context.forces, name, path, f_iso, l_opt, l_slack, phi,
+        default_activation=_value(context, element, ("default_activation",), 0.05),
+        default_fiber_length=_value(context, element, ("default_fiber_length",), 0.1),
+        ignore_tendon_compliance=flag(context.doc, element, "ignore_tendon_compliance", owner, False),
+        ignore_activation_dynamics=flag(context.doc, element, "ignore_activation_dynamics", owner, False),
+        curves=curves, **_given(context, element, {f: (f,) for f in MILLARD_SCALARS}))
+
+
 BUILDERS = {
     "Thelen2003Muscle": thelen2003_muscle,
     "DeGrooteFregly2016Muscle": degroote2016_muscle,
+    "Millard2012EquilibriumMuscle": millard2012_muscle,
 }

@@ -234,6 +234,9 @@ def millard_states(seed: int) -> dict:
         model.addForce(m)
         muscles.append(m)
     model.setGravity(osim.Vec3(0))
+    model.setName("millard_sliders")
+    model.finalizeConnections()
+    model.printToXML(str(HERE / "golden" / "millard_sliders.osim"))
     state = model.initSystem()
     records = []
     for _ in range(NUM_STATES):

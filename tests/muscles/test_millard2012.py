@@ -13,8 +13,11 @@ import pytest
 from helpers import assert_close, central_difference
 from muscle_golden import GOLDEN
 
+import jaxbody as jb
+from jaxbody._api.muscle_parameters import millard2012_parameters
 from jaxbody._dynamics.muscles import millard_curves as mc
 from jaxbody._dynamics.muscles.millard2012 import Millard2012Parameters, millard2012_info
+from jaxbody.errors import InvalidArgument
 
 DATA = json.loads((GOLDEN / "millard_muscles.json").read_text())
 FIELDS = ("activation", "fiber_length", "fiber_velocity", "pennation_angle", "tendon_length", "active_fiber_force",
@@ -106,3 +109,42 @@ def test_vmap_1024_states_shared_parameters():
     many = np.asarray(f(lengths))
     one = millard2012_info(p, lengths[700], 0.05, 0.5, 0.1, 0.5, rigid_tendon=False, damped=False).tendon_force
     assert_close(many[700], one, 1e-12, "tendon force")
+
+
+@pytest.mark.parametrize("variant", list(DATA["parameters"]))
+def test_builder_applies_opensims_finalize_adjustments(variant):
+    """jb.Force.Millard2012EquilibriumMuscle's parameters (OpenSim's defaults and finalize-time curve adjustments)
+    equal the ones OpenSim 4.6 reports after finalizing the same muscle."""
+    expected = DATA["parameters"][variant]
+    scalars = expected["scalars"]
+    p, damped = millard2012_parameters(
+        variant, {}, expected["structure"]["rigid_tendon"], **{k: scalars[k] for k in (
+            "max_isometric_force", "optimal_fiber_length", "tendon_slack_length", "pennation_angle_at_optimal",
+            "fiber_damping")})
+    assert damped == expected["structure"]["damped"]
+    assert_close(jax.tree_util.tree_leaves(p), jax.tree_util.tree_leaves(parameters(variant)), 1e-15, "parameters")
+
+
+def test_builder_rejects_bad_curves():
+    with pytest.raises(InvalidArgument, match="muscle 'vastus'.*force_velocity_curve.concentric_slope_near_vmax"):
+        millard2012_parameters("vastus", {"force_velocity_curve": {"concentric_slope_near_vmax": 0.0}}, False,
+                               max_isometric_force=1.0, optimal_fiber_length=0.1, tendon_slack_length=0.2,
+                               pennation_angle_at_optimal=0.0)
+    with pytest.raises(InvalidArgument, match="muscle 'vastus': unknown curve"):
+        millard2012_parameters("vastus", {"fv": {}}, False, max_isometric_force=1.0, optimal_fiber_length=0.1,
+                               tendon_slack_length=0.2, pennation_angle_at_optimal=0.0)
+
+
+def test_load_osim_builds_the_millard_muscles():
+    """load_osim on the sliders model OpenSim wrote (golden/millard_sliders.osim): every variant is built with the
+    parameters OpenSim reports, and its muscle mechanics at the first golden state match OpenSim's."""
+    imported = jb.io.load_osim(str(GOLDEN / "millard_sliders.osim"))
+    assert sorted(imported.forces_by_name) == sorted(DATA["parameters"])
+    model = imported.system.realize_topology()
+    for variant, handle in imported.forces_by_name.items():
+        element = model.forces[handle.index]
+        assert_close(jax.tree_util.tree_leaves(element.parameters), jax.tree_util.tree_leaves(parameters(variant)),
+                     1e-15, f"{variant} parameters")
+        structure = DATA["parameters"][variant]["structure"]
+        assert (element.rigid_tendon, element.damped, element.ignore_activation_dynamics) == (
+            structure["rigid_tendon"], structure["damped"], structure["ignore_activation_dynamics"])
