@@ -10,6 +10,7 @@ the State (``handle.get_tendon_force(state, model)``) and need a State realized 
 
 from __future__ import annotations
 
+import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbody._api.force_checks import check_forces
@@ -38,6 +39,25 @@ class MuscleHandle(ForceHandle):
     def __init__(self, forces, build, name: str, state_names: tuple[str, ...]):
         self.state_names = tuple(state_names)
         super().__init__(forces, build, name, num_z=len(state_names), controls=(name,))
+
+    def _set_leaf_path(self, model, fields: tuple[str, ...], value):
+        """A new Model with this muscle's leaf ``element.<fields...>`` (e.g. ("parameters", "max_isometric_force"))
+        set to ``value``; traced values are fine (nothing recompiles)."""
+        def where(m):
+            node = m.forces[self.index]
+            for f in fields:
+                node = getattr(node, f)
+            return node
+        return eqx.tree_at(where, model, jnp.asarray(value, where(model).dtype))
+
+    def set_parameter(self, model, name: str, value):
+        """A new Model with the muscle model's parameter ``name`` (a field of its parameters Module) set."""
+        if name not in type(self._element(model).parameters).__dataclass_fields__:
+            raise InvalidArgument(f"muscle {self.name!r}: no parameter {name!r}")
+        return self._set_leaf_path(model, ("parameters", name), value)
+
+    def get_parameter(self, model, name: str):
+        return getattr(self._element(model).parameters, name)
 
     # ----- state variables ---------------------------------------------------------------------------------
     def _z_index(self, variable: str) -> int:
