@@ -54,6 +54,8 @@ class Case:
         self.u_perm[self.golden["u_index"]] = jb_u
         self.body_index = np.array([self.imported.bodies[b].index for b in self.golden["body_names"]])
         model, state0 = self.model, self.model.default_state()
+        for force in self.imported.forces_by_name.values():  # as the generator: OpenSim's forces apply none
+            state0 = force.set_disabled(state0)
 
         # Simbody's QErr and UErr hold the enabled constraints' rows only (jaxbody keeps disabled rows as zeros).
         enabled = [c for c in self.imported.constraints.values() if not c.is_disabled_by_default()]
