@@ -8,6 +8,8 @@ evaluation (the SimTK function its ``createSimTKFunction`` builds):
 * ``PolynomialFunction``: ``coefficients`` from the highest power down, Horner's rule in x[0]
   (SimTK::Function::Polynomial).
 * ``MultiplierFunction``: ``scale * function(x)``.
+* ``PiecewiseLinearFunction``: linear interpolation through (x, y) in x[0], slopes ``(y_{i+1} - y_i) /
+  max(1e-7, x_{i+1} - x_i)``, extrapolated with the end slopes (PiecewiseLinearFunction::calcValue).
 * ``SimmSpline`` (and ``NaturalCubicSpline``, OpenSim's old name, which OpenSim 4 reads as a SimmSpline:
   RegisterTypes_osimCommon.cpp renames it): SIMM's interpolating cubic spline in x[0] whose end third
   derivatives come from divided differences (Forsythe, Malcolm and Moler's ``spline``; OpenSim's
@@ -31,7 +33,7 @@ from jaxbody.io.osim_xml import OsimDocument, element_error, numbers
 TINY_NUMBER = 1e-7
 
 SUPPORTED = ("Constant", "LinearFunction", "PolynomialFunction", "MultiplierFunction", "SimmSpline",
-             "NaturalCubicSpline")
+             "NaturalCubicSpline", "PiecewiseLinearFunction")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -118,6 +120,20 @@ def simm_spline(x, y) -> Callable:
     return f
 
 
+def piecewise_linear(x, y) -> Callable:
+    """JAX evaluation of OpenSim's PiecewiseLinearFunction through (x, y): ``f(args (m >= 1,))`` of args[0]."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    b = np.diff(y) / np.maximum(TINY_NUMBER, np.diff(x))
+    b = np.append(b, b[-1])
+
+    def f(args):
+        t = args[0]
+        k = jnp.clip(jnp.searchsorted(jnp.asarray(x), t, side="right") - 1, 0, x.size - 1)
+        return jnp.asarray(y)[k] + (t - jnp.asarray(x)[k]) * jnp.asarray(b)[k]
+
+    return f
+
+
 def _linear(coefficients):
     a, intercept = np.asarray(coefficients[:-1]), float(coefficients[-1])
     return lambda x: jnp.dot(x[: a.size], a) + intercept
@@ -167,6 +183,12 @@ def parse_function(doc: OsimDocument, element, owner: str) -> OsimFunction:
         if np.any(np.diff(x) <= 0):
             raise element_error(doc, element, owner, f"{kind} x must be strictly increasing, got {x}")
         return OsimFunction("SimmSpline", 1, simm_spline(x, y))
+    if kind == "PiecewiseLinearFunction":
+        x = numbers(doc, element, "x", owner)
+        y = numbers(doc, element, "y", owner)
+        if len(x) != len(y) or len(x) < 2 or np.any(np.diff(x) <= 0):
+            raise element_error(doc, element, owner, f"{kind} needs matching, strictly increasing x and y with >= 2 points")
+        return OsimFunction(kind, 1, piecewise_linear(x, y))
     raise element_error(doc, element, owner, f"unsupported function type <{kind}> (supported: {', '.join(SUPPORTED)})")
 
 

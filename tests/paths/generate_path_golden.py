@@ -9,6 +9,10 @@ value and speed, and for every force with a GeometryPath (muscles, path actuator
 its ``getLength``, ``getLengtheningSpeed`` and ``computeMomentArm`` about every coordinate (OpenSim's
 MomentArmSolver: the generalized force of a unit tension, projected on the coupling vector of the
 constraints), and whether the path has wrap objects. Writes tests/paths/golden/osim_paths.json.
+
+Also a FunctionBasedPath (OpenSim 4.6's, as Moco fits them): arm26 with a PathActuator whose path length is a
+MultivariatePolynomialFunction (dimension 2, order 3, random coefficients) of r_shoulder_elev and
+r_elbow_flex; its length, speed and moment arms at N_STATES random states go under "function_based".
 """
 
 from __future__ import annotations
@@ -63,12 +67,46 @@ def model_numbers(name: str, rng) -> dict:
     return {"coordinates": [c.getName() for c in coords], "wrapped": wrapped, "states": states}
 
 
+def function_based_numbers(rng) -> dict:
+    model = osim.Model(str(MODELS / "arm26.osim"))
+    coefficients = rng.normal(size=10) * 0.01
+    coefficients[0] = 0.3
+    vector = osim.Vector(len(coefficients), 0.0)
+    for i, c in enumerate(coefficients):
+        vector.set(i, float(c))
+    path = osim.FunctionBasedPath()
+    path.setLengthFunction(osim.MultivariatePolynomialFunction(vector, 2, 3))
+    names = osim.StdVectorString()
+    for c in ("/jointset/r_shoulder/r_shoulder_elev", "/jointset/r_elbow/r_elbow_flex"):
+        names.append(c)
+    path.setCoordinatePaths(names)
+    actuator = osim.PathActuator()
+    actuator.setName("polynomial_path")
+    actuator.set_path(path)
+    model.addForce(actuator)
+    state = model.initSystem()
+    coords = [model.getCoordinateSet().get(i) for i in range(model.getCoordinateSet().getSize())]
+    path = actuator.getPath()
+    states = []
+    for _ in range(N_STATES):
+        for c in coords:
+            c.setValue(state, float(rng.uniform(c.getRangeMin(), c.getRangeMax())), False)
+            c.setSpeedValue(state, float(rng.normal()))
+        model.realizeVelocity(state)
+        states.append({"q": [c.getValue(state) for c in coords], "u": [c.getSpeedValue(state) for c in coords],
+                       "length": path.getLength(state), "speed": path.getLengtheningSpeed(state),
+                       "moment_arms": [path.computeMomentArm(state, c) for c in coords]})
+    return {"coordinates": [c.getName() for c in coords], "dimension": 2, "order": 3,
+            "coefficients": [float(c) for c in coefficients], "states": states}
+
+
 def main():
     rng = np.random.default_rng(35)
     out = {name: model_numbers(name, rng) for name in NAMES}
+    out["function_based"] = function_based_numbers(rng)
     (HERE / "golden").mkdir(exist_ok=True)
     (HERE / "golden" / "osim_paths.json").write_text(json.dumps(out, indent=1))
-    for name, data in out.items():
+    for name, data in ((n, out[n]) for n in NAMES):
         print(name, len(data["wrapped"]), "paths,", sum(data["wrapped"].values()), "wrapped")
 
 

@@ -16,6 +16,7 @@ import pytest
 
 import jaxbody as jb
 from jaxbody._api.path_moment_arms import compute_moment_arm
+from jaxbody._dynamics import jacobians
 
 HERE = pathlib.Path(__file__).parent
 MODELS = HERE.parent / "models" / "osim"
@@ -42,29 +43,38 @@ def golden_states(name):
     return q, u, ui, g
 
 
-def path_numbers(name, path_names):
-    """(L (k, m), speed (k, m), -dL/du (k, m, nu)) of the named paths at the golden states, one jit, vmapped."""
+def path_numbers(name, path_names, exact=True):
+    """(L (k, m), speed (k, m), OpenSim's moment arms (k, m, nu) (generalized forces of a unit tension), and
+    -dL/du (k, m, nu) when ``exact``) of the named paths at the golden states, one jit, vmapped."""
     imp, model = imported(name)
     q, u, _, _ = golden_states(name)
     paths = [imp.paths[n] for n in path_names]
 
+    def numbers(p, s):
+        F, f = p.calc_tension_forces(model, s, 1.0)
+        opensim = jacobians.multiply_by_system_jacobian_transpose(model, s.position, F) + f
+        out = (p.calc_length(model, s), p.calc_lengthening_speed(model, s), opensim)
+        return out + ((p.calc_moment_arms(model, s),) if exact else ())
+
     def one(q, u):
         s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)
-        return [jnp.stack(x) for x in zip(*[(p.calc_length(model, s), p.calc_lengthening_speed(model, s),
-                                              p.calc_moment_arms(model, s)) for p in paths])]
+        return [jnp.stack(x) for x in zip(*[numbers(p, s) for p in paths])]
 
     return jax.jit(jax.vmap(one))(q, u)
 
 
-def _check(name, path_names, tol):
+def _check(name, path_names, tol, exact_tol=None):
+    """Length, speed and OpenSim's moment arms to ``tol``; -dL/du to ``exact_tol`` (default ``tol``)."""
     _, _, ui, g = golden_states(name)
-    L, V, R = path_numbers(name, path_names)
+    L, V, R, X = path_numbers(name, path_names)
     for k, record in enumerate(g["states"]):
         for i, n in enumerate(path_names):
             want = record["paths"][n]
             assert abs(L[k, i] - want["length"]) < tol, (n, k, float(L[k, i]), want["length"])
             assert abs(V[k, i] - want["speed"]) < tol, (n, k, float(V[k, i]), want["speed"])
             np.testing.assert_allclose(R[k, i][ui], want["moment_arms"], rtol=0, atol=tol, err_msg=f"{n} state {k}")
+            np.testing.assert_allclose(X[k, i][ui], want["moment_arms"], rtol=0, atol=exact_tol or tol,
+                                       err_msg=f"-dL/du of {n} state {k}")
 
 
 def unwrapped(name):
@@ -74,6 +84,13 @@ def unwrapped(name):
 def test_gait9dof18musc_paths_match_opensim():
     """18 muscles: path points, ConditionalPathPoints, MovingPathPoints (SimmSpline locations); no wrapping."""
     _check("gait9dof18musc", unwrapped("gait9dof18musc"), 1e-12)
+
+
+def test_arm26_cylinder_wrapped_paths_match_opensim():
+    """TRIlat, TRImed (cylinder TRI, quadrant all) and BRA; OpenSim's cylinder tangent points are its own
+    approximation of the shortest path, so -dL/du differs from its moment arms by up to ~1e-4 m."""
+    assert sorted(imported("arm26")[0].paths) == ["BICshort", "BRA", "TRIlat", "TRImed"]
+    _check("arm26", ["TRIlat", "TRImed", "BRA", "BICshort"], 1e-12, exact_tol=2e-4)
 
 
 @pytest.mark.long
@@ -93,3 +110,23 @@ def test_compute_moment_arm_as_opensim():
         unlocked = [list(imp.constraints).index(f"{c}/locked")] if f"{c}/locked" in imp.constraints else []
         arm = compute_moment_arm(model, state, path, int(ui[j]), unlocked)
         assert abs(arm - g["states"][0]["paths"]["rect_fem_r"]["moment_arms"][j]) < 1e-12, c
+
+
+def test_wrapped_length_gradient_matches_central_differences():
+    """-dL/du by autodiff through the cylinder wrap (TRIlat) equals central differences of the length."""
+    imp, model = imported("arm26")
+    q, _, ui, g = golden_states("arm26")
+    path = imp.paths["TRIlat"]
+
+    @jax.jit
+    def length_and_arms(q):
+        s = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+        return path.calc_length(model, s), path.calc_moment_arms(model, s)
+
+    h = 1e-7
+    for k in range(q.shape[0]):
+        _, arms = length_and_arms(q[k])
+        for j in ui:
+            e = jnp.zeros_like(q[k]).at[j].set(h)
+            fd = (length_and_arms(q[k] + e)[0] - length_and_arms(q[k] - e)[0]) / (2 * h)
+            assert abs(arms[j] + fd) < 1e-7, (k, j, float(arms[j]), float(-fd))
