@@ -40,6 +40,7 @@ from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
+from jaxbody.io.osim_contact import add_contact_forces
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint
@@ -83,7 +84,8 @@ class ImportedOsim(CoordinateIndex):
     coordinates: coordinate name -> jaxbody.io.imported.Coordinate (MobilizedBody, q index within it, 1, 1), as
     the URDF and MJCF importers give them (``q_index(name)``, ``u_index(name)``: slots in the State); coordinate_info: name -> CoordinateInfo
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
-    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported.
+    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported;
+    contact_forces: name -> handle of each contact force imported (jaxbody.io.osim_contact).
     """
 
     name: str
@@ -97,6 +99,7 @@ class ImportedOsim(CoordinateIndex):
     constraints: dict
     visuals: list
     skipped: list
+    contact_forces: dict = dataclasses.field(default_factory=dict)
 
     def default_state(self, model):
         """``model.default_state()`` with every coordinate at its default value and speed (not assembled)."""
@@ -196,7 +199,9 @@ def load_osim(path) -> ImportedOsim:
     if prescribed:
         warnings.warn(f"load_osim({doc.source}): coordinates {prescribed} are prescribed in OpenSim; jaxbody imports "
                       "them free (prescribe them with a jb.Motion)", stacklevel=2)
-    skipped = [f"{e.tag} {e.get('name')}" for s in ("ForceSet", "ControllerSet") for e in objects(doc, s)]
+    contact_forces = add_contact_forces(doc, frames, forces, mobods)  # jaxbody.io.osim_contact
+    skipped = [f"{e.tag} {e.get('name')}" for s in ("ForceSet", "ControllerSet") for e in objects(doc, s)
+               if e.get("name") not in contact_forces]
     if skipped:
         warnings.warn(f"load_osim({doc.source}): skipped {len(skipped)} force(s)/actuator(s)/controller(s) "
                       f"jaxbody does not import: {', '.join(skipped)}", stacklevel=2)
@@ -205,5 +210,5 @@ def load_osim(path) -> ImportedOsim:
         bodies={p.split("/")[-1]: m for p, m in mobods.items()},
         coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
         coordinate_info=coordinates,
-        constraints=constraints, visuals=visuals, skipped=skipped,
+        constraints=constraints, visuals=visuals, skipped=skipped, contact_forces=contact_forces,
     )
