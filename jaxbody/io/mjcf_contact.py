@@ -1,169 +1,157 @@
-"""MJCF geoms and MuJoCo's contact pair rules, read from the compiled MjModel as plain host-side records.
+"""MJCF contact as jaxbody compliant contact: geoms -> ContactSurfaces, MuJoCo's pairs -> tracked pairs.
 
-``read_mjcf_contact(mujoco, m, body_names)`` returns every collidable geom (``MjcfGeom``) and the pairs
-MuJoCo would test (``MjcfContactPair``), with MuJoCo's own rules (``mj_collision``, ``mj_contactParam``):
+``add_mjcf_contact`` (called by ``load_mjcf``) reads the geoms and MuJoCo's pair list (jaxbody.io.mjcf_contact_pairs:
+contype/conaffinity, ``<exclude>``, explicit ``<pair>``, weld and parent filters, priority and solmix) and builds:
 
-* explicit ``<pair>`` elements are always tested, with their own condim, friction, solref, solimp and margin,
-  and replace the dynamic pair of the same two geoms;
-* dynamic pairs: geoms on two bodies of different weld groups (``body_weldid``; bodies welded together never
-  collide), not both without degrees of freedom, not parent and child (weld groups) unless the
-  ``filterparent`` flag is disabled or one of them is the world, not in a body ``<exclude>``, whose
-  contype/conaffinity bit masks match (``contype1 & conaffinity2 || contype2 & conaffinity1``), and for which
-  MuJoCo has a collision function (no plane/plane pairs); contact disabled by the ``contact`` flag gives none;
-* a dynamic pair's parameters: the geom of higher ``priority`` gives all of them; at equal priority condim is
-  the max, friction the elementwise max, solref (both standard) and solimp mixed by ``solmix``
-  (``mix = solmix1 / (solmix1 + solmix2)``), direct solrefs the elementwise min, margin and gap the max.
+* one ``jb.ContactSurface`` per geom in a pair, on its body at the geom frame: plane -> HalfSpace (MuJoCo's
+  plane normal +z becomes Simbody's -x: ``R_BS = R_BG R_GH`` with x_H = -z), sphere -> Sphere, capsule ->
+  Capsule, ellipsoid -> Ellipsoid, cylinder -> Cylinder, box -> Brick, mesh -> ConvexMesh (MuJoCo collides
+  meshes by their convex hull); all surfaces share one clique and exactly MuJoCo's pairs are included
+  (``ContactTrackerSubsystem.include_pair``), so nothing else touches;
+* one ``jb.CompliantContactSubsystem`` with transition velocity ``transition_velocity`` (m/s; MuJoCo's
+  friction is a constraint, a smooth law needs a slip speed: the default 0.1 m/s keeps the sticking regime's
+  damping ``mu fN / v_t`` integrable at MuJoCo's time steps);
+* materials (jaxbody.io.mjcf_contact_material): per pair, MuJoCo's solref/solimp -> Hunt-Crossley stiffness
+  and dissipation (matching MuJoCo's time constant and damping at the pair's reference load, per contact
+  point), ``friction[0]`` -> static = dynamic friction (condim 1: 0), viscous friction 0; each geom's material
+  is the mean of what its pairs need, so Simbody's combination rule gives each pair its own values (exact when
+  a geom's pairs agree; a warning names the pairs where they do not).
 
-Geom frames are MuJoCo's compiled ``geom_pos``/``geom_quat`` in the body frame, which is the jaxbody body frame
-``load_mjcf`` builds. Sizes: plane (its half-sizes, unused: infinite), sphere (r,), capsule and cylinder
-(r, half-length along the geom's z), ellipsoid (rx, ry, rz), box (half-extents), mesh (the compiled mesh's
-vertices (n, 3) in the geom frame and faces (f, 3)).
+Warned once each, naming the geoms (or pairs), and not modelled: torsional and rolling friction (condim 4
+and 6), margin and gap (contact at a distance), an explicit pair's solreffriction, geom adhesion. Pairs no
+tracker covers and geoms with no jaxbody shape (height fields, SDFs) are warned, naming them, and left out.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 
-from jaxbody.io._frames import quaternion_matrix
-from jaxbody.io.mjcf_contact_material import max_friction
+from jaxbody._api.compliant_contact import CompliantContactSubsystem, ContactTrackerSubsystem
+from jaxbody._api.contact_surface import ContactGeometry, ContactMaterial, ContactSurface
+from jaxbody._dynamics.contact.trackers.table import find_rule
+from jaxbody._math.spatial import Transform
+from jaxbody.io._passive import warn_unmodelled
+from jaxbody.io.mjcf_contact_material import (
+    combined,
+    compliant_parameters,
+    pair_target,
+    rounded_radius,
+    surface_stiffness,
+    surface_values,
+)
+from jaxbody.io.mjcf_contact_pairs import MjcfGeom, read_mjcf_contact
 
-#: MuJoCo geom type -> record kind (mjtGeom order; 1 = hfield, 8 = sdf have no jaxbody counterpart).
-GEOM_KINDS = {0: "plane", 1: "hfield", 2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box",
-              7: "mesh", 8: "sdf"}
-_PLANE = 0
-_STANDARD_MIN = 1e-15  # MuJoCo's mjMINVAL
-
-
-@dataclasses.dataclass(frozen=True)
-class MjcfGeom:
-    """One geom that can collide: ``name``, ``index`` (MuJoCo geom id), ``body`` (body name), ``kind`` (a
-    GEOM_KINDS value), ``size`` (see the module docstring, m), ``R_BG`` (3, 3) and ``p_BG`` (3,) its frame in
-    the body, ``vertices`` (n, 3) / ``faces`` (f, 3) for meshes (else None), its own contact attributes
-    ``condim``, ``friction`` (3,), ``solref`` (2,), ``solimp`` (5,), ``margin``, ``gap`` (m)."""
-
-    name: str
-    index: int
-    body: str
-    kind: str
-    size: np.ndarray
-    R_BG: np.ndarray
-    p_BG: np.ndarray
-    condim: int
-    friction: np.ndarray
-    solref: np.ndarray
-    solimp: np.ndarray
-    margin: float
-    gap: float
-    vertices: np.ndarray | None = None
-    faces: np.ndarray | None = None
+#: rotation taking a MuJoCo plane's frame (normal +z) to Simbody's half-space frame (outward normal -x)
+R_PLANE_HALF_SPACE = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+#: m/s: ``load_mjcf``'s default friction transition velocity
+TRANSITION_VELOCITY = 0.1
+_SHAPES = {"plane": "HalfSpace", "sphere": "Sphere", "capsule": "Capsule", "ellipsoid": "Ellipsoid",
+           "cylinder": "Cylinder", "box": "Brick", "mesh": "ConvexMesh"}
 
 
-@dataclasses.dataclass(frozen=True)
-class MjcfContactPair:
-    """A pair MuJoCo tests: ``geom1``, ``geom2`` (names, MuJoCo's order), ``explicit`` (from ``<pair>``), and
-    the pair's MuJoCo parameters ``condim``, ``friction`` (3,: sliding, torsional, rolling), ``solref`` (2,),
-    ``solimp`` (5,), ``margin``, ``gap`` (m), ``solreffriction`` (2,), ``reference_mass`` (kg: the smaller
-    ``body_subtreemass`` of the pair's moving root bodies; see jaxbody.io.mjcf_contact_material)."""
+@dataclasses.dataclass
+class MjcfContact:
+    """What ``load_mjcf`` made of a file's contact: ``tracker`` and ``subsystem`` (the CompliantContactSubsystem;
+    ``subsystem.get_contact_forces(state, model)`` reports each pair), ``surfaces`` geom name -> ContactSurface,
+    ``pairs`` the MuJoCo pairs modelled (jaxbody.io.mjcf_contact_pairs.MjcfContactPair, in MuJoCo's order),
+    ``materials`` geom name -> ContactMaterial, ``left_out`` the pairs not modelled ("geom1/geom2")."""
 
-    geom1: str
-    geom2: str
-    explicit: bool
-    condim: int
-    friction: np.ndarray
-    solref: np.ndarray
-    solimp: np.ndarray
-    margin: float
-    gap: float
-    solreffriction: np.ndarray
-    reference_mass: float
+    tracker: ContactTrackerSubsystem
+    subsystem: CompliantContactSubsystem
+    surfaces: dict
+    pairs: list
+    materials: dict
+    left_out: list
 
 
-def _geom(mujoco, m, g, geom_names, body_names) -> MjcfGeom:
-    kind = GEOM_KINDS[int(m.geom_type[g])]
-    size = np.array(m.geom_size[g], dtype=float)
-    size = {"sphere": size[:1], "capsule": size[:2], "cylinder": size[:2]}.get(kind, size)
-    vertices = faces = None
-    if kind == "mesh":
-        mesh = int(m.geom_dataid[g])
-        v0, nv = int(m.mesh_vertadr[mesh]), int(m.mesh_vertnum[mesh])
-        f0, nf = int(m.mesh_faceadr[mesh]), int(m.mesh_facenum[mesh])
-        vertices = np.array(m.mesh_vert[v0:v0 + nv], dtype=float)
-        faces = np.array(m.mesh_face[f0:f0 + nf], dtype=int)
-    return MjcfGeom(geom_names[g], g, body_names[m.geom_bodyid[g]], kind, size,
-                    quaternion_matrix(m.geom_quat[g]), np.array(m.geom_pos[g], dtype=float), int(m.geom_condim[g]),
-                    np.array(m.geom_friction[g], dtype=float), np.array(m.geom_solref[g], dtype=float),
-                    np.array(m.geom_solimp[g], dtype=float), float(m.geom_margin[g]), float(m.geom_gap[g]),
-                    vertices, faces)
+def _geometry(g: MjcfGeom):
+    size = g.size
+    if g.kind == "plane":
+        return ContactGeometry.HalfSpace(), g.R_BG @ R_PLANE_HALF_SPACE
+    if g.kind == "sphere":
+        return ContactGeometry.Sphere(size[0]), g.R_BG
+    if g.kind in ("capsule", "cylinder"):
+        cls = ContactGeometry.Capsule if g.kind == "capsule" else ContactGeometry.Cylinder
+        return cls(size[0], size[1]), g.R_BG
+    if g.kind == "ellipsoid":
+        return ContactGeometry.Ellipsoid(size), g.R_BG
+    if g.kind == "box":
+        return ContactGeometry.Brick(size), g.R_BG
+    return ContactGeometry.ConvexMesh(g.vertices), g.R_BG
 
 
-def _mixed(m, g1, g2):
-    """MuJoCo's mj_contactParam for two geoms: (condim, friction, solref, solimp)."""
-    p1, p2 = int(m.geom_priority[g1]), int(m.geom_priority[g2])
-    if p1 != p2:
-        g = g1 if p1 > p2 else g2
-        return (int(m.geom_condim[g]), np.array(m.geom_friction[g], dtype=float),
-                np.array(m.geom_solref[g], dtype=float), np.array(m.geom_solimp[g], dtype=float))
-    s1, s2 = float(m.geom_solmix[g1]), float(m.geom_solmix[g2])
-    if s1 >= _STANDARD_MIN and s2 >= _STANDARD_MIN:
-        mix = s1 / (s1 + s2)
-    elif s1 < _STANDARD_MIN and s2 < _STANDARD_MIN:
-        mix = 0.5
-    else:
-        mix = 0.0 if s1 < _STANDARD_MIN else 1.0
-    r1, r2 = np.array(m.geom_solref[g1], dtype=float), np.array(m.geom_solref[g2], dtype=float)
-    solref = mix * r1 + (1 - mix) * r2 if r1[0] > 0 and r2[0] > 0 else np.minimum(r1, r2)
-    solimp = mix * np.array(m.geom_solimp[g1], dtype=float) + (1 - mix) * np.array(m.geom_solimp[g2], dtype=float)
-    return (max(int(m.geom_condim[g1]), int(m.geom_condim[g2])),
-            max_friction(m.geom_friction[g1], m.geom_friction[g2]), solref, solimp)
+def _warn_attributes(m, geoms, pairs):
+    source = "MJCF contact"
+    name = {g.name: g for g in geoms}
+    warn_unmodelled(source, "torsional friction (condim 4 or 6)",
+                    {f"{p.geom1}/{p.geom2}" for p in pairs if p.condim >= 4}, stacklevel=5)
+    warn_unmodelled(source, "rolling friction (condim 6)", {f"{p.geom1}/{p.geom2}" for p in pairs if p.condim >= 6},
+                    stacklevel=5)
+    warn_unmodelled(source, "contact margin and gap (contact at a distance)",
+                    {f"{p.geom1}/{p.geom2}" for p in pairs if p.margin > 0 or p.gap > 0}, stacklevel=5)
+    warn_unmodelled(source, "pair solreffriction", {f"{p.geom1}/{p.geom2}" for p in pairs if np.any(p.solreffriction != 0)},
+                    stacklevel=5)
+    if hasattr(m, "geom_adhesion"):
+        warn_unmodelled(source, "geom adhesion", {n for n, g in name.items() if m.geom_adhesion[g.index] != 0}, stacklevel=5)
 
 
-def _reference_mass(m, g1, g2) -> float:
-    masses = [float(m.body_subtreemass[m.body_rootid[m.geom_bodyid[g]]]) for g in (g1, g2)
-              if m.body_weldid[m.geom_bodyid[g]] != 0]
-    return min(masses) if masses else float(m.body_subtreemass[0])
+def add_mjcf_contact(mujoco, m, system, bodies, geom_names, body_names, gravity,
+                     transition_velocity: float = TRANSITION_VELOCITY) -> MjcfContact | None:
+    """Contact surfaces and the compliant contact subsystem of the compiled model ``m`` (module docstring);
+    ``bodies``: MuJoCo body name -> MobilizedBody carrying that body; ``gravity`` (3,) m/s^2. None when the
+    model has no contact pairs."""
+    geoms, pairs = read_mjcf_contact(mujoco, m, geom_names, body_names)
+    if not pairs:
+        return None
+    by_name = {g.name: g for g in geoms}
+    unshaped = sorted(g.name for g in geoms if g.kind not in _SHAPES)
+    left_out, kept = [], []
+    for p in pairs:
+        g1, g2 = by_name[p.geom1], by_name[p.geom2]
+        if g1.kind not in _SHAPES or g2.kind not in _SHAPES:
+            continue
+        rule = find_rule(_SHAPES[g1.kind], _SHAPES[g2.kind])
+        if rule is None or bodies[g1.body] is bodies[g2.body]:
+            left_out.append(f"{p.geom1}/{p.geom2}")
+            continue
+        kept.append((p, rule[0].force_model))
+    if unshaped:
+        warnings.warn(f"MJCF contact: geoms {unshaped} (height field or SDF) have no jaxbody contact shape; their "
+                      "pairs are left out", stacklevel=4)
+    if left_out:
+        warnings.warn(f"MJCF contact: pairs {sorted(left_out)} are left out (no jaxbody tracker for these geom "
+                      "kinds, or both geoms on one body)", stacklevel=4)
+    _warn_attributes(m, geoms, [p for p, _ in kept])
+    g = float(np.linalg.norm(gravity))
+    targets = []
+    for p, model in kept:
+        g1, g2 = by_name[p.geom1], by_name[p.geom2]
+        params = compliant_parameters(p.solref, p.solimp, g, p.reference_mass, float(m.opt.timestep),
+                                      not (m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE))
+        k, c = pair_target(model, params, rounded_radius(g1.kind, g1.size), rounded_radius(g2.kind, g2.size))
+        mu = 0.0 if p.condim == 1 else float(p.friction[0])
+        targets.append((p.geom1, p.geom2, surface_stiffness(model, k), c, mu, model, k))
+    values = surface_values([t[:5] for t in targets])
+    inexact = sorted(f"{a}/{b}" for a, b, _, c, mu, model, k in targets
+                     if not np.allclose(combined(model, values[a], values[b]), (k, c, mu), rtol=1e-9, atol=0))
+    if inexact:
+        warnings.warn(f"MJCF contact: pairs {inexact} get Simbody's combination of their geoms' mean materials, "
+                      "not their own MuJoCo parameters (a geom's pairs ask for different ones)", stacklevel=4)
+    tracker = ContactTrackerSubsystem(system)
+    subsystem = CompliantContactSubsystem(system, tracker)
+    subsystem.set_transition_velocity(transition_velocity)
+    clique = ContactSurface.create_new_contact_clique()
+    surfaces, materials = {}, {}
+    for name, (stiffness, c, mu) in values.items():
+        geom = by_name[name]
+        shape, R_BS = _geometry(geom)
+        materials[name] = ContactMaterial(stiffness, c, mu, mu)
+        surfaces[name] = ContactSurface(shape, materials[name]).join_clique(clique)
+        bodies[geom.body].update_body().add_contact_surface(Transform(R_BS, geom.p_BG), surfaces[name])
+    for p, _ in kept:
+        tracker.include_pair(surfaces[p.geom1], surfaces[p.geom2])
+    return MjcfContact(tracker, subsystem, surfaces, [p for p, _ in kept], materials, sorted(left_out))
 
-
-def _dynamic_pair_allowed(mujoco, m, g1, g2, excluded) -> bool:
-    """MuJoCo's body-pair and bit-mask filters for the dynamic pair (g1, g2)."""
-    b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
-    w1, w2 = int(m.body_weldid[b1]), int(m.body_weldid[b2])
-    if w1 == w2 or (m.body_dofnum[w1] == 0 and m.body_dofnum[w2] == 0):
-        return False
-    filterparent = not (m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT)
-    parent1, parent2 = int(m.body_weldid[m.body_parentid[w1]]), int(m.body_weldid[m.body_parentid[w2]])
-    if filterparent and w1 != 0 and w2 != 0 and (w1 == parent2 or w2 == parent1):
-        return False
-    if (min(b1, b2), max(b1, b2)) in excluded:
-        return False
-    bits = (m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])
-    return bool(bits) and not (m.geom_type[g1] == _PLANE and m.geom_type[g2] == _PLANE)
-
-
-def read_mjcf_contact(mujoco, m, geom_names, body_names) -> tuple[list[MjcfGeom], list[MjcfContactPair]]:
-    """(geoms, pairs) of the compiled model ``m`` (see the module docstring); ``geoms`` holds every geom that is
-    in at least one pair, in MuJoCo's order. No pairs when the ``contact`` flag is disabled."""
-    if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CONTACT:
-        return [], []
-    pairs, explicit = [], set()
-    for p in range(m.npair):
-        g1, g2 = int(m.pair_geom1[p]), int(m.pair_geom2[p])
-        explicit.add(frozenset((g1, g2)))
-        pairs.append((g1, g2, MjcfContactPair(
-            geom_names[g1], geom_names[g2], True, int(m.pair_dim[p]), np.array(m.pair_friction[p][[0, 2, 3]]),
-            np.array(m.pair_solref[p], dtype=float), np.array(m.pair_solimp[p], dtype=float),
-            float(m.pair_margin[p]), float(m.pair_gap[p]), np.array(m.pair_solreffriction[p], dtype=float),
-            _reference_mass(m, g1, g2))))
-    excluded = {(int(s) >> 16, int(s) & 0xFFFF) for s in m.exclude_signature}
-    for g1 in range(m.ngeom):
-        for g2 in range(g1 + 1, m.ngeom):
-            if frozenset((g1, g2)) in explicit or not _dynamic_pair_allowed(mujoco, m, g1, g2, excluded):
-                continue
-            condim, friction, solref, solimp = _mixed(m, g1, g2)
-            pairs.append((g1, g2, MjcfContactPair(
-                geom_names[g1], geom_names[g2], False, condim, friction, solref, solimp,
-                max(float(m.geom_margin[g1]), float(m.geom_margin[g2])),
-                max(float(m.geom_gap[g1]), float(m.geom_gap[g2])), np.zeros(2), _reference_mass(m, g1, g2))))
-    used = sorted({g for g1, g2, _ in pairs for g in (g1, g2)})
-    return [_geom(mujoco, m, g, geom_names, body_names) for g in used], [p for _, _, p in pairs]
