@@ -25,8 +25,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities).
-* Contact (jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become compliant ContactSurfaces
-  with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule.
+* Contact (``contact=True``; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become compliant
+  ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _compile(path_or_string):
 def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
-              contact: bool = True, contact_transition_velocity: float = CONTACT_TRANSITION_VELOCITY,
+              contact: bool = False, contact_transition_velocity: float = CONTACT_TRANSITION_VELOCITY,
               ) -> ImportedModel:
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
@@ -94,8 +94,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
     out with a warning naming the joints (MuJoCo's frictionloss is a constraint; see jaxbody.io._passive).
 
-    contact: the geoms of MuJoCo's contact pairs become compliant contact surfaces (``ImportedModel.contact``,
-    jaxbody.io.mjcf_contact; friction transition velocity ``contact_transition_velocity``, m/s); False: none.
+    contact: True: the geoms of MuJoCo's contact pairs become compliant contact surfaces (``ImportedModel.contact``,
+    jaxbody.io.mjcf_contact; friction transition velocity ``contact_transition_velocity``, m/s); False (the
+    default, as before contact existed): none.
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
     naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints

@@ -79,7 +79,7 @@ def test_humanoid_pairs_are_its_explicit_pairs():
 def test_unmodelled_attributes_and_untracked_pairs_warn_naming_geoms():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        imp = load_mjcf(RULES)
+        imp = load_mjcf(RULES, contact=True)
     text = "\n".join(str(w.message) for w in caught)
     assert "torsional friction" in text and "floor/a_capsule" in text
     assert "margin and gap" in text and "floor/b_box" in text
@@ -92,7 +92,7 @@ def test_unmodelled_attributes_and_untracked_pairs_warn_naming_geoms():
 
 def test_bad_transition_velocity_raises():
     with pytest.raises(jb.errors.InvalidArgument, match="transition velocity"):
-        load_mjcf(RULES, contact_transition_velocity=-1.0)
+        load_mjcf(RULES, contact=True, contact_transition_velocity=-1.0)
 
 
 BALL = """<mujoco><option timestep="0.001"/><worldbody>
@@ -103,7 +103,7 @@ BALL = """<mujoco><option timestep="0.001"/><worldbody>
 
 @functools.cache
 def ball():
-    imp = load_mjcf(BALL)
+    imp = load_mjcf(BALL, contact=True)
     model = imp.system.realize_topology()
     m = mujoco.MjModel.from_xml_string(BALL)
     lift = jax.jit(lambda h, vz, vx: _lift(imp, model, h, vz, vx))
@@ -174,7 +174,7 @@ def test_lands_on_its_contact_geoms_and_settles(path, drop, seconds):
     (semi-explicit Euler, dt 1 ms: MuJoCo's contact stiffness needs a step this short explicitly)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        imp = load_mjcf(MODELS / path)
+        imp = load_mjcf(MODELS / path, contact=True)
     model = imp.system.realize_topology()
     m = mujoco.MjModel.from_xml_path(str(MODELS / path))
     weight = float(m.body_subtreemass[0]) * 9.81
