@@ -28,39 +28,53 @@ def _hertz(track, s1, s2, p1, p2, R1=None, R2=None, stiffness=1e5):
     return jnp.sum(jnp.linalg.norm(out.force_G, axis=-1), -1), c
 
 
-def test_hertz_force_against_depth_to_the_three_halves():
-    """F = e 4/3 k x sqrt(R k x), k = stiffness^(2/3)/2 for equal materials, R each pair's effective radius."""
-    x = jnp.asarray([1e-6, 1e-4, 2e-3, 1e-2])
-    k = 1e5 ** (2 / 3) / 2
-    hertz = lambda R: 4 / 3 * k * x * np.sqrt(R * k * x)  # noqa: E731
+@jax.jit
+def _hertz_cases(x):
+    """Normal force (4,) per case of depths x (4,), and the ellipsoid's curvatures, in one compilation."""
     zeros, up = jnp.zeros((4, 3)), jnp.zeros((4, 3))
     floor_R = jnp.stack([jnp.asarray(FLOOR.R)] * 4)
     r1, r2, half = 0.1, 0.05, 0.2
     at = lambda h: up.at[:, 1].set(h)  # noqa: E731
-    f, _ = _hertz(P.half_space_sphere, shapes.HalfSpace(), shapes.Sphere(jnp.full(4, r1)), zeros, at(r1 - x), R1=floor_R)
-    np.testing.assert_allclose(f, hertz(r1), rtol=1e-10)  # the 1e-6 m depth loses digits to r - (r - x)
-    f, _ = _hertz(P.sphere_sphere, shapes.Sphere(jnp.full(4, r1)), shapes.Sphere(jnp.full(4, r2)), zeros, at(r1 + r2 - x))
-    np.testing.assert_allclose(f, hertz(r1 * r2 / (r1 + r2)), rtol=1e-10)
-    upright = jnp.stack([jnp.asarray([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])] * 4)  # capsule z axis along y
-    capsule = shapes.Capsule(jnp.full(4, r2), jnp.full(4, half))
-    f, _ = _hertz(P.half_space_capsule, shapes.HalfSpace(), capsule, zeros, at(half + r2 - x), R1=floor_R, R2=upright)
-    np.testing.assert_allclose(f, hertz(r2), rtol=1e-10)
-    f, _ = _hertz(P.sphere_capsule, shapes.Sphere(jnp.full(4, r1)), capsule, zeros, at(r1 + r2 - x))  # capsule side
-    np.testing.assert_allclose(f, hertz(r1 * r2 / (r1 + r2)), rtol=1e-10)
+    upright = jnp.stack([jnp.asarray([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])] * 4)  # capsule z axis along -y
     across = jnp.stack([jnp.asarray([[0.0, 0, 1], [0, 1, 0], [-1, 0, 0]])] * 4)  # capsule z axis along x
-    f, _ = _hertz(P.capsule_capsule, capsule, capsule, zeros, at(2 * r2 - x), R2=across)  # crossed capsules
-    np.testing.assert_allclose(f, hertz(r2 / 2), rtol=1e-10)
+    capsule = shapes.Capsule(jnp.full(4, r2), jnp.full(4, half))
+    sphere1, sphere2 = shapes.Sphere(jnp.full(4, r1)), shapes.Sphere(jnp.full(4, r2))
     box = shapes.Brick(jnp.tile(jnp.asarray([[0.3, 0.2, 0.3]]), (4, 1)))
-    f, _ = _hertz(P.brick_sphere, box, shapes.Sphere(jnp.full(4, r1)), zeros, at(0.2 + r1 - x))
-    np.testing.assert_allclose(f, hertz(r1), rtol=1e-10)
-    a, b, c = 0.3, 0.2, 0.1  # ellipsoid resting on its c pole: curvatures c/a^2, c/b^2
-    f, contact = _hertz(P.half_space_ellipsoid, shapes.HalfSpace(), shapes.Ellipsoid(jnp.tile(jnp.asarray([[a, c, b]]), (4, 1))),
-                        zeros, at(c - x), R1=floor_R)
+    ellipsoid = shapes.Ellipsoid(jnp.tile(jnp.asarray([[0.3, 0.1, 0.2]]), (4, 1)))  # resting on its b = 0.1 pole
+    out = {
+        "sphere/half-space": _hertz(P.half_space_sphere, shapes.HalfSpace(), sphere1, zeros, at(r1 - x), R1=floor_R),
+        "sphere/sphere": _hertz(P.sphere_sphere, sphere1, sphere2, zeros, at(r1 + r2 - x)),
+        "capsule end/half-space": _hertz(P.half_space_capsule, shapes.HalfSpace(), capsule, zeros, at(half + r2 - x),
+                                         R1=floor_R, R2=upright),
+        "sphere/capsule side": _hertz(P.sphere_capsule, sphere1, capsule, zeros, at(r1 + r2 - x)),
+        "crossed capsules": _hertz(P.capsule_capsule, capsule, capsule, zeros, at(2 * r2 - x), R2=across),
+        "box face/sphere": _hertz(P.brick_sphere, box, sphere1, zeros, at(0.2 + r1 - x)),
+        "ellipsoid pole/half-space": _hertz(P.half_space_ellipsoid, shapes.HalfSpace(), ellipsoid, zeros, at(0.1 - x),
+                                            R1=floor_R),
+    }
+    return {k: v[0] for k, v in out.items()}, out["ellipsoid pole/half-space"][1].curvatures[:, 0]
+
+
+def test_hertz_force_against_depth_to_the_three_halves():
+    """F = e 4/3 k x sqrt(R k x), k = stiffness^(2/3)/2 for equal materials, R each pair's effective radius
+    (r1 r2 / (r1 + r2); a half-space's and a box face's radius infinite); the ellipsoid at its pole has
+    curvatures c/a^2, c/b^2, R = 2/(kmax + kmin) and Simbody's eccentricity correction e."""
+    x = jnp.asarray([1e-6, 1e-4, 2e-3, 1e-2])
+    k = 1e5 ** (2 / 3) / 2
+    r1, r2 = 0.1, 0.05
+    forces, curvatures = _hertz_cases(x)
+    a, b, c = 0.3, 0.2, 0.1
     kmax, kmin = c / b**2, c / a**2
-    np.testing.assert_allclose(contact.curvatures[:, 0], np.tile([kmax, kmin], (4, 1)), rtol=1e-10)
-    e = compliant_models.eccentricity_correction(kmax, kmin)
-    np.testing.assert_allclose(f, e * hertz(2 / (kmax + kmin)), rtol=1e-10)
+    np.testing.assert_allclose(curvatures, np.tile([kmax, kmin], (4, 1)), rtol=1e-13)
+    e = float(compliant_models.eccentricity_correction(kmax, kmin))
     assert 1.01 < e < 1.1  # the ellipse (axis ratio 1.5) matters
+    radius = {"sphere/half-space": r1, "sphere/sphere": r1 * r2 / (r1 + r2), "capsule end/half-space": r2,
+              "sphere/capsule side": r1 * r2 / (r1 + r2), "crossed capsules": r2 / 2, "box face/sphere": r1,
+              "ellipsoid pole/half-space": 2 / (kmax + kmin)}
+    for name, f in forces.items():
+        factor = e if name.startswith("ellipsoid") else 1.0
+        # rtol: the 1e-6 m depth loses digits to r - (r - x)
+        np.testing.assert_allclose(f, factor * 4 / 3 * k * x * np.sqrt(radius[name] * k * x), rtol=1e-10, err_msg=name)
 
 
 def _system(material, gravity=(0.0, -G, 0.0), transition_velocity=0.01):
@@ -137,39 +151,51 @@ def test_incline_slide_and_stick(box_model):
 
 
 
-@pytest.mark.parametrize("shape", ["sphere", "capsule"])
-def test_rolling_at_five_sevenths(shape):
+R_BALL, MASS, V0 = 0.1, 1.0, 0.5
+I_BALL = 0.4 * MASS * R_BALL**2
+K23 = 1e5 ** (2 / 3) / 2
+
+
+@pytest.fixture(scope="module")
+def trio():
+    """One model, one compilation: a sphere and a capsule launched sliding along x (z = 0 and z = 1), and a
+    spinning ball dropped at z = 2; the three bodies share a clique (they never touch each other)."""
+    rolling = jb.ContactMaterial(1e5, 0.3, 0.5, 0.5)
+    system, matter, _ = _system(rolling)
+    clique = jb.ContactSurface.create_new_contact_clique()
+    bodies = [(jb.ContactGeometry.Sphere(R_BALL), rolling), (jb.ContactGeometry.Capsule(R_BALL, 0.1), rolling),
+              (jb.ContactGeometry.Sphere(R_BALL), jb.ContactMaterial(1e5, 1.0, 0.5, 0.4))]
+    for geometry, material in bodies:
+        body = jb.Body.Rigid(jb.MassProperties(MASS, np.zeros(3), jb.Inertia(I_BALL)))
+        body.add_contact_surface(None, jb.ContactSurface(geometry, material).join_clique(clique))
+        jb.MobilizedBody.Free(matter.Ground(), jb.Transform(), body, jb.Transform())
+    model = system.realize_topology()
+    x0 = [(MASS * G / (4 / 3 * K23 * np.sqrt(R_BALL * K23)) / share) ** (2 / 3) for share in (1, 2)]
+    q = jnp.asarray([1.0, 0, 0, 0, 0.0, R_BALL - x0[0], 0.0, 1.0, 0, 0, 0, 0.0, R_BALL - x0[1], 1.0,
+                     1.0, 0, 0, 0, 0.0, 0.12, 2.0])
+    u = jnp.asarray([0, 0, 0, V0, 0, 0, 0, 0, 0, V0, 0, 0, 0.0, 3.0, 2.0, 0.4, -0.5, 0.0])
+    return model, q, u, x0, _run(model, q, u)
+
+
+@pytest.mark.parametrize("body", [0, 1], ids=["sphere", "capsule"])
+def test_rolling_at_five_sevenths(trio, body):
     """Launched sliding at v0 without spin, friction brings it to rolling at v0 / (1 + I / (m rho^2)), rho the
     lever arm from the center to the contact point (r - x0/2 at the static depth x0): 5/7 v0 as x0 -> 0 with
-    I = 2/5 m r^2 about the rolling axis (here rho/r = 0.96 and 0.98: 0.698 v0 and 0.706 v0)."""
-    r, m = 0.1, 1.0
-    material = jb.ContactMaterial(1e5, 0.3, 0.5, 0.5)
-    system, matter, _ = _system(material)
-    I = 0.4 * m * r * r
-    geometry = jb.ContactGeometry.Sphere(r) if shape == "sphere" else jb.ContactGeometry.Capsule(r, 0.1)
-    _body(matter, geometry, material, [I, I, I], m)
-    model = system.realize_topology()
-    k = 1e5 ** (2 / 3) / 2
-    x0 = (m * G / (4 / 3 * k * np.sqrt(r * k)) / (2 if shape == "capsule" else 1)) ** (2 / 3)
-    v0 = 0.5
-    q = jnp.asarray([1.0, 0, 0, 0, 0.0, r - x0, 0.0])
-    _, u, _, _ = _run(model, q, jnp.asarray([0, 0, 0, v0, 0, 0]))
-    rho = r - x0 / 2
-    np.testing.assert_allclose(u[3], v0 / (1 + I / (m * rho * rho)), rtol=2e-3)
-    np.testing.assert_allclose(-u[2] * rho, u[3], rtol=2e-3)  # rolling: w_z rho = -v_x
+    I = 2/5 m r^2 about the rolling axis (here rho/r = 0.96 and 0.98: 0.698 v0 and 0.706 v0). The capsule
+    rolls about its own axis on both end spheres."""
+    _, _, _, x0, (_, u, _, _) = trio
+    rho = R_BALL - x0[body] / 2
+    w_z, v_x = u[6 * body + 2], u[6 * body + 3]
+    np.testing.assert_allclose(v_x, V0 / (1 + I_BALL / (MASS * rho * rho)), rtol=2e-3)
+    np.testing.assert_allclose(-w_z * rho, v_x, rtol=2e-3)  # rolling: w_z rho = -v_x
 
 
-def test_energy_never_increases_with_dissipation():
-    """A spinning ball dropped on the floor (Hunt-Crossley dissipation, friction): kinetic + gravity + contact
-    energy is non-increasing along the trajectory (sampled every 20 ms)."""
-    material = jb.ContactMaterial(1e5, 1.0, 0.5, 0.4)
-    system, matter, _ = _system(material)
-    _body(matter, jb.ContactGeometry.Sphere(0.1), material, [0.004] * 3)
-    model = system.realize_topology()
-    q = jnp.asarray([1.0, 0, 0, 0, 0.0, 0.12, 0.0])
-    _, _, traj_q, traj_u = _run(model, q, jnp.asarray([0.0, 3.0, 2.0, 0.4, -0.5, 0.0]))
+def test_energy_never_increases_with_dissipation(trio):
+    """With a spinning ball dropped on the floor (Hunt-Crossley dissipation, friction) and the rolling bodies,
+    kinetic + gravity + contact energy is non-increasing along the trajectory (sampled every 20 ms)."""
+    model, q, u, _, (_, _, traj_q, traj_u) = trio
     energy = np.asarray(jax.vmap(lambda a, b: _energy(model, a, b))(traj_q, traj_u))
-    start = float(_energy(model, q, jnp.asarray([0.0, 3.0, 2.0, 0.4, -0.5, 0.0])))
+    start = float(_energy(model, q, u))
     energy = np.concatenate([[start], energy])
     assert np.all(np.diff(energy) <= 1e-9 * abs(start)), np.diff(energy)
     assert energy[-1] < energy[0] - 0.05  # it did touch and lose energy
