@@ -18,7 +18,8 @@ Signed distance ``s`` of two shapes = signed distance of their cores minus both 
 ``point_B``: witness points on the two surfaces with ``point_B - point_A = s * normal``. Where the deepest
 feature is not unique (face on face, edge parallel to face) the witness points are one point of that feature
 (coal's EPA may pick another); depth and normal are still exact. Degenerate axes (parallel edges) are skipped.
-The gradients are those of the active feature pair / axis (exact away from switches between them).
+Cores closer than 1e-12 m take the best separating axis as normal. The gradients are those of the active
+feature pair / axis (exact away from switches between them).
 
 This replaces MJX's GJK/EPA (iterative, tolerance ~1e-6 in its float32 setting) for these pairs; ellipsoids and
 cylinders (curved, no finite candidate axis set) are not handled here.
@@ -34,6 +35,7 @@ import numpy as np
 from jaxbody._dynamics.contact.trackers.mesh import closest_point_on_triangle
 from jaxbody._math import spatial
 
+_GAP_FOR_NORMAL = 1e-12  # m: closer cores take the normal of their best separating axis (the gap's is noise)
 _BOX_CORNERS = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float)
 _BOX_TRIANGLES = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
                            [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
@@ -195,7 +197,8 @@ def signed_distance(A, B):
     k = jnp.argmin(d2)
     gap = spatial.safe_norm(pb[k] - pa[k])
     apart = depth <= 0
-    normal = jnp.where(apart & (gap > 0), (pb[k] - pa[k]) / jnp.where(gap > 0, gap, 1.0), sat_normal)
+    use_gap = apart & (gap > _GAP_FOR_NORMAL)
+    normal = jnp.where(use_gap, (pb[k] - pa[k]) / jnp.where(use_gap, gap, 1.0), sat_normal)
     core = jnp.where(apart, gap, -depth)
     on_A = jnp.where(apart, pa[k], sat_A) + A.radius * normal
     on_B = jnp.where(apart, pb[k], sat_B) - B.radius * normal
