@@ -29,9 +29,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._dynamics.contact.trackers.contact import Contact
 from jaxbody._dynamics.contact.trackers.mesh import closest_point_on_triangle
 from jaxbody._math import spatial
 
@@ -203,3 +205,40 @@ def signed_distance(A, B):
     on_A = jnp.where(apart, pa[k], sat_A) + A.radius * normal
     on_B = jnp.where(apart, pb[k], sat_B) - B.radius * normal
     return ConvexContact(core - A.radius - B.radius, normal, on_A, on_B)
+
+
+# ---- Pair-table trackers (table.py's signature, batched over the n pairs by vmap) ----
+
+
+def _core(shape_record, R, p):
+    """The Polytope core of one surface of a shapes record (one pair's slice, leaves without the pair axis)."""
+    kind = type(shape_record).kind
+    if kind == "Sphere":
+        return sphere(R, p, shape_record.radius)
+    if kind == "Capsule":
+        return capsule(R, p, shape_record.radius, shape_record.half_length)
+    if kind == "Brick":
+        return box(R, p, shape_record.half_lengths)
+    triangles = np.asarray(shape_record.faces, dtype=np.int64)
+    return convex_mesh(R, p, shape_record.vertices, triangles, hull_edges(triangles))
+
+
+def _curvature(shape_record):
+    """Relative curvature of the contact: the sphere's or capsule's 1/radius (the polytope side is flat); 0 for
+    two polytopes (their point_penalty law ignores it)."""
+    radius = getattr(shape_record, "radius", None)
+    return 0.0 if radius is None else 1.0 / radius
+
+
+def convex_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
+    """Any polytope pair (Brick or ConvexMesh against Brick, ConvexMesh, Sphere, Capsule), table signature:
+    one point (m = 1) at the midpoint of the witness points, ``depth = -signed_distance``, normal from
+    surface 1 into 2, curvatures from the round surface (``_curvature``). Exact (see the module docstring)."""
+
+    def one(R1, p1, s1, R2, p2, s2):
+        c = signed_distance(_core(s1, R1, p1), _core(s2, R2, p2))
+        k = _curvature(s1) + _curvature(s2)
+        return -c.distance, 0.5 * (c.point_A + c.point_B), c.normal, jnp.stack([k, k]) * jnp.ones_like(c.distance)
+
+    depth, point, normal, curvatures = jax.vmap(one)(R_G1, p_G1, shape1, R_G2, p_G2, shape2)
+    return Contact(depth[:, None], point[:, None], normal[:, None], curvatures[:, None], jnp.zeros_like(depth)[:, None])
