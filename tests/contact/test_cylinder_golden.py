@@ -69,3 +69,26 @@ def test_standing_cylinder_rests_on_four_rim_points():
     c = cylinder.half_space_cylinder(R_GH, jnp.zeros((1, 3)), shapes.HalfSpace(), R_GC, p_GC, CYL)
     np.testing.assert_allclose(np.sort(np.asarray(c.depth[0]))[-4:], 0.001, atol=1e-15)
     assert np.sum(np.asarray(c.depth[0]) > 0) == 4
+
+
+@pytest.mark.parametrize("kind", ["sphere", "half_space"])
+def test_gradients_match_central_differences_under_vmap(kind):
+    """jvp of the depths of all the golden poses of ``kind`` (one vmapped call) w.r.t. the other shape's
+    position and the cylinder's radius and half-length, against central differences (active region fixed)."""
+    from helpers import central_difference  # noqa: PLC0415
+
+    cases = [c for c in GOLDEN["cases"] if c["B"] == kind]
+    if kind == "sphere":
+        R1, p1, R2, p2 = (jnp.asarray(np.array([c[k] for c in cases])) for k in ("R1", "p1", "R2", "p2"))
+        fn = lambda x: cylinder.cylinder_sphere(R1, p1, shapes.Cylinder(x["r"], x["h"]), R2, x["p"],
+                                                shapes.Sphere(jnp.full(len(cases), GOLDEN["sphere_radius"]))).depth
+    else:
+        R1, p1, R2, p2 = (jnp.asarray(np.array([c[k] for c in cases])) for k in ("R_GH", "p_GH", "R_GC", "p_GC"))
+        fn = lambda x: cylinder.half_space_cylinder(R1, p1, shapes.HalfSpace(), R2, x["p"], shapes.Cylinder(x["r"], x["h"])).depth
+    n = len(cases)
+    x = {"p": p2, "r": jnp.full(n, GOLDEN["cylinder"][0]), "h": jnp.full(n, GOLDEN["cylinder"][1])}
+    rng = np.random.default_rng(11)
+    direction = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(size=a.shape)), x)
+    ad = jax.jit(lambda x, d: jax.jvp(fn, (x,), (d,))[1])(x, direction)
+    fd = central_difference(jax.jit(fn), x, 1e-7, direction)
+    np.testing.assert_allclose(ad, fd, atol=1e-7)
