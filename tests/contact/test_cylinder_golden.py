@@ -68,7 +68,12 @@ def test_standing_cylinder_rests_on_four_rim_points():
     p_GC = jnp.asarray([[0.0, GOLDEN["cylinder"][1] - 0.001, 0.0]])
     c = cylinder.half_space_cylinder(R_GH, jnp.zeros((1, 3)), shapes.HalfSpace(), R_GC, p_GC, CYL)
     np.testing.assert_allclose(np.sort(np.asarray(c.depth[0]))[-4:], 0.001, atol=1e-15)
-    assert np.sum(np.asarray(c.depth[0]) > 0) == 4
+    active = np.asarray(c.depth[0]) > 0
+    assert np.sum(active) == 4
+    points = np.asarray(c.point_G[0])[active]
+    gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)[np.triu_indices(4, 1)]
+    assert np.min(gaps) >= np.sqrt(2) * GOLDEN["cylinder"][0] - 1e-12, "four distinct rim points, 90 degrees apart"
+    np.testing.assert_allclose(points.mean(0)[[0, 2]], 0.0, atol=1e-15)  # centered under the axis
 
 
 @pytest.mark.parametrize("kind", ["sphere", "half_space"])
