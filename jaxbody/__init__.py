@@ -34,6 +34,9 @@ from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeo
 from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine
 from jaxbody._api.decorative_geometry import DecorativeMesh as DecorativeMesh
 from jaxbody._api.decorative_geometry import DecorativeSphere as DecorativeSphere
+from jaxbody._api.elastic_foundation_force import (
+    ElasticFoundationForce as ElasticFoundationForce,
+)
 from jaxbody._api.exponential_spring_force import (
     ExponentialSpringForce as ExponentialSpringForce,
 )

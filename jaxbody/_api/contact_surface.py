@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._dynamics.contact import shapes
+from jaxbody._dynamics.contact.trackers import hull
 from jaxbody.errors import InvalidArgument
 
 
@@ -110,10 +111,15 @@ class ContactGeometry:
             v = np.asarray(vertices, dtype=float)
             if v.ndim != 2 or v.shape[1] != 3 or v.shape[0] < 4 or not np.all(np.isfinite(v)):
                 raise InvalidArgument(f"ContactGeometry.ConvexMesh vertices must be (nv >= 4, 3) finite numbers, got shape {v.shape}")
+            try:
+                faces = hull.convex_hull_triangles(v)
+            except ValueError as e:
+                raise InvalidArgument(f"ContactGeometry.ConvexMesh: {e}") from None
             super().__init__(vertices=v)
+            self.faces = tuple(tuple(int(i) for i in row) for row in faces)
 
         def static_key(self) -> tuple:
-            return (self.fields["vertices"].shape[0],)
+            return (self.fields["vertices"].shape[0], self.faces)
 
     class TriangleMesh(_Geometry):
         """Closed triangle mesh: ``vertices`` (nv, 3) in S, ``faces`` (nf, 3) vertex indices, counter-clockwise
@@ -140,7 +146,7 @@ def stack_records(geometries) -> shapes.Shape:
     """One shape record (leaves with a leading axis) of geometries of one kind and static key."""
     cls = shapes.KINDS[geometries[0].kind]
     leaves = {k: jnp.asarray(np.stack([g.fields[k] for g in geometries])) for k in geometries[0].fields}
-    if cls is shapes.TriangleMesh:
+    if cls in (shapes.TriangleMesh, shapes.ConvexMesh):
         leaves["faces"] = geometries[0].faces
     return cls(**leaves)
 

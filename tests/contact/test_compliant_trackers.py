@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 
 from jaxbody._dynamics.contact import shapes
 from jaxbody._dynamics.contact.trackers import primitive as P
+from jaxbody._dynamics.contact.trackers.hull import convex_hull_triangles
 from jaxbody._dynamics.contact.trackers.table import PAIR_TABLE
 
 N = 8
@@ -35,7 +36,13 @@ def _random_shapes(seed):
     rng = np.random.default_rng(seed)
     u = lambda lo, hi, *s: jnp.asarray(rng.uniform(lo, hi, size=(N, *s)))  # noqa: E731
     return {"HalfSpace": shapes.HalfSpace(), "Sphere": shapes.Sphere(u(0.05, 0.3)), "Ellipsoid": shapes.Ellipsoid(u(0.08, 0.4, 3)),
-            "Capsule": shapes.Capsule(u(0.05, 0.2), u(0.05, 0.3)), "Brick": shapes.Brick(u(0.08, 0.35, 3))}
+            "Capsule": shapes.Capsule(u(0.05, 0.2), u(0.05, 0.3)), "Brick": shapes.Brick(u(0.08, 0.35, 3)),
+            "Cylinder": shapes.Cylinder(u(0.05, 0.2), u(0.05, 0.3)),
+            "ConvexMesh": shapes.ConvexMesh(u(0.08, 0.35, 1, 1) * _HULL_POINTS, tuple(map(tuple, _HULL_FACES.tolist())))}
+
+
+_HULL_POINTS = np.random.default_rng(0).normal(size=(12, 3))
+_HULL_FACES = convex_hull_triangles(_HULL_POINTS)
 
 
 def _segment(p, R, h, k=4001):

@@ -89,13 +89,15 @@ class Capsule(Shape):
 
 
 class ConvexMesh(Shape):
-    """Convex hull of ``vertices`` (n, nv, 3) m in S (jaxbody's own)."""
+    """Convex hull of ``vertices`` (n, nv, 3) m in S (jaxbody's own); ``faces`` static (nt, 3): the hull's
+    outward triangles, found at build from the initial vertices (trackers/hull.py)."""
 
     kind: ClassVar[str] = "ConvexMesh"
     vertices: jnp.ndarray
+    faces: tuple = eqx.field(static=True, default=())
 
     def static_key(self) -> tuple:
-        return (self.vertices.shape[-2],)
+        return (self.vertices.shape[-2], self.faces)
 
 
 class TriangleMesh(Shape):
