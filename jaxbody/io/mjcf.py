@@ -27,6 +27,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   map to jaxbody's (w, v) mobilities).
 * Contact (``contact=True``; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become compliant
   ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule.
+* ``ImportedModel.default_state`` is MuJoCo's qpos0 (a free joint at its body's pose in the file), ``keyframe(name)``
+  a ``<key>``'s time, qpos and qvel; ``from_mujoco``/``to_mujoco`` convert (jaxbody.io.engine_coordinates).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
 from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
-from jaxbody.io.mjcf_parts import mjcf_visuals, names
+from jaxbody.io.engine_coordinates import to_jaxbody
+from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names
 from jaxbody.io.mjcf_passive import add_mjcf_passive
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
@@ -167,6 +170,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     for j, name in enumerate(joint_names):
         if name in armature:
             coordinates[name].mobilized_body.set_default_armature(_joint_armature(m, j))
+    engine_joints = mujoco_joints(m, joint_names)
+    default_q = np.asarray(to_jaxbody(coordinates, engine_joints, matter.get_total_q_alloc(),
+                                      matter.get_num_mobilities(), "mujoco", np.array(m.qpos0))[0])
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies,
         frames={body_names[b]: Frame(mobods[b], Transform()) for b in range(m.nbody)}, coordinates=coordinates,
@@ -176,6 +182,8 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         friction={n: float(m.dof_frictionloss[d]) for n, d in dof.items() if m.dof_frictionloss[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
         passive_forces=passive, limit_stops=stops, contact=contact_model,
+        engine="mujoco", engine_joints=engine_joints,
+        default_q=default_q, keyframes=keyframes(mujoco, m),
     )
 
 

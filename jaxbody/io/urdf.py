@@ -20,6 +20,9 @@ Mapping (checked against Pinocchio in tests/io/test_urdf.py):
   -> ``Force.MobilitySmoothCoulombFriction`` (``friction="smooth"``, the default; metadata ``friction``) or a
   warning (``friction="ignore"``) (jaxbody.io.urdf_passive). Meshes are kept as visuals.
 * ``<collision>`` -> compliant contact surfaces with ``collision=True`` (jaxbody.io.urdf_collision).
+* ``ImportedModel.from_pinocchio``/``to_pinocchio`` convert Pinocchio's (q, v) (jaxbody.io.engine_coordinates;
+  joint order: jaxbody.io.urdf_states); ``default_state`` is zero with joints whose limits exclude zero at their
+  nearest limit (a warning names them).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.urdf_collision import add_urdf_collision
 from jaxbody.io.urdf_parse import check_rotational_inertia, parse_urdf
 from jaxbody.io.urdf_passive import add_urdf_passive, check_limits
+from jaxbody.io.urdf_states import default_q, pinocchio_joints
 from jaxbody.io.urdf_visuals import urdf_visuals
 
 _Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
@@ -174,6 +178,9 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
         friction={j.name: j.friction for j in joints if j.friction != 0},
         armature={}, gravity=gravity, visuals=urdf_visuals(root_node, host, X_host),
         passive_forces=passive, limit_stops=stops, contact=contact,
+        engine="pinocchio",
+        engine_joints=pinocchio_joints(root, joints, floating_base),
+        default_q=default_q(coordinates, joints, matter.get_total_q_alloc()),
     )
 
 
