@@ -52,7 +52,7 @@ def build_model(system):
     )
     constraints, constraint_params = _build_constraints(matter, topo)
     params = dataclasses.replace(params, constraint_params=constraint_params)
-    elements = tuple(e._build() for fs in system._force_subsystems for e in fs._elements)
+    elements, control_names = _build_forces([h for fs in system._force_subsystems for h in fs._elements])
     default_q = np.zeros(topo.nq)
     for b, m in zip(bodies, topo.mobilizers):
         default_q[b.q_start : b.q_start + m.nq_alloc] = m.default_q()
@@ -64,8 +64,24 @@ def build_model(system):
         topology=topo, parameters=params, forces=elements, default_q=f(default_q),
         motions=motions, default_lock_level=default_lock_level, constraints=constraints,
         default_motion_enabled=() if all(motion_on) else motion_on,
-        signature=system_signature(matter),
+        signature=system_signature(matter), control_names=control_names,
     )
+
+
+def _build_forces(handles):
+    """The traced force elements of ``handles`` and the controls' names: each element that reads controls gets
+    its ``first_control`` (its controls follow the previous elements', in element order)."""
+    elements, names = [], []
+    for handle in handles:
+        element = handle._build()
+        if element.num_controls() != handle.num_controls:
+            raise AssertionError(f"{handle.name}: the element reads {element.num_controls()} controls, its handle "
+                                 f"names {handle.num_controls}")
+        if handle.num_controls:
+            element = dataclasses.replace(element, first_control=len(names))
+        elements.append(element)
+        names += handle.control_names
+    return tuple(elements), tuple(names)
 
 
 def _armature(bodies, nu):

@@ -9,12 +9,17 @@ subsystem's MultibodySystem (InvalidArgument naming the element, the body and bo
 
 from __future__ import annotations
 
+from jaxbody._api.force_actuators import ActuatorForces
 from jaxbody._api.force_basic import BasicForces
 from jaxbody._api.force_compound import CompoundForces
+from jaxbody._api.force_opensim_passive import OpenSimPassiveForces
 
 
-class Force(BasicForces, CompoundForces):
+class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
-    Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound)."""
+    Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound); OpenSim's actuators CoordinateActuator,
+    ActivationCoordinateActuator, PointActuator, TorqueActuator, driven by ``State.controls``
+    (jaxbody._api.force_actuators), and passive forces SpringGeneralizedForce, CoordinateLimitForce,
+    ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive)."""

@@ -21,13 +21,15 @@ from jaxbody.errors import InvalidArgument
 class ForceHandle:
     """A registered force element. ``index``: its position in ``model.forces`` (and in ``State.force_enabled``);
     ``get_force_index()``: Simbody's ForceIndex within its own GeneralForceSubsystem. ``num_z``: how many
-    ``State.z`` entries the element owns."""
+    ``State.z`` entries the element owns. ``control_names``: the names of the ``State.controls`` entries it reads
+    (an actuator's; ``model.control_names`` lists every element's in element order)."""
 
-    def __init__(self, forces, build, name: str, num_z: int = 0):
+    def __init__(self, forces, build, name: str, num_z: int = 0, controls: tuple[str, ...] = ()):
         check_forces(forces, name)
         self._build = build
         self.name = name
         self._num_z = num_z
+        self._controls = tuple(controls)
         self._subsystem = forces
         self._local_index = forces._add(self)
 
@@ -56,6 +58,34 @@ class ForceHandle:
         """This element's slice of ``State.z`` (static)."""
         start = sum(h.num_z for h in self._handles_before())
         return slice(start, start + self.num_z)
+
+    @property
+    def control_names(self) -> tuple[str, ...]:
+        return self._controls
+
+    @property
+    def num_controls(self) -> int:
+        """How many ``State.controls`` entries this element reads (static)."""
+        return len(self._controls)
+
+    @property
+    def control_slice(self) -> slice:
+        """This element's slice of ``State.controls`` (static)."""
+        start = sum(h.num_controls for h in self._handles_before())
+        return slice(start, start + self.num_controls)
+
+    def get_controls(self, state: State):
+        """This element's controls (num_controls,) in ``state``."""
+        return self._check(state, "get_controls").controls[self.control_slice]
+
+    def set_controls(self, state: State, controls) -> State:
+        """A State with this element's controls (num_controls,) set (drops Dynamics); the length is checked here."""
+        self._check(state, "set_controls")
+        controls = jnp.asarray(controls, state.controls.dtype)
+        if controls.shape not in ((self.num_controls,), () if self.num_controls == 1 else None):
+            raise InvalidArgument(f"{self.name}.set_controls: expected {self.num_controls} control(s) "
+                                  f"{list(self.control_names)}, got shape {controls.shape}")
+        return state.set_controls(state.controls.at[self.control_slice].set(controls.reshape(self.num_controls)))
 
     def _check(self, state: State, what: str) -> State:
         if not isinstance(state, State):

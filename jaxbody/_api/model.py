@@ -40,6 +40,8 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     motions: one jaxbody._dynamics.motion.BoundMotion per body with an adopted Motion.
     default_lock_level: static per-body lock levels of ``lock_by_default`` (empty: none).
     default_motion_enabled: static per-body Motion enabling (``set_motion_disabled_by_default``; empty: all on).
+    control_names: the name of each ``State.controls`` entry (static), the actuators' controls in force-element
+    order (a MuJoCo actuator's name, an OpenSim actuator's name).
     signature: the system's SystemSignature (static; by structure, so identical systems share compiled code).
     Every State this model makes carries it, and every operator checks a State's signature, shapes, dtype
     and mode against the model's before tracing (InvalidArgument; free at run time).
@@ -54,6 +56,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     default_motion_enabled: tuple = eqx.field(static=True, default=())
     constraints: ConstraintSet = eqx.field(static=True, default=ConstraintSet())
     signature: SystemSignature | None = eqx.field(static=True, default=None)
+    control_names: tuple = eqx.field(static=True, default=())
 
     # -- sizes ---------------------------------------------------------------
 
@@ -81,6 +84,23 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
 
     def get_num_z(self) -> int:
         return self.nz
+
+    @property
+    def num_controls(self) -> int:
+        """Length of ``State.controls``: the controls every actuator reads, in element order."""
+        return len(self.control_names)
+
+    def get_num_controls(self) -> int:
+        return self.num_controls
+
+    def get_control_index(self, name: str) -> int:
+        """Index in ``State.controls`` of the control named ``name`` (InvalidArgument if none or several)."""
+        found = [i for i, n in enumerate(self.control_names) if n == name]
+        if len(found) != 1:
+            listed = ", ".join(self.control_names[:20]) + (", ..." if self.num_controls > 20 else "")
+            why = f"{len(found)} controls are named {name!r}" if found else f"no control is named {name!r}"
+            raise InvalidArgument(f"get_control_index: {why}; the model's {self.num_controls} controls: [{listed}]")
+        return found[0]
 
     @property
     def default_z(self) -> jnp.ndarray:
@@ -117,7 +137,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     # -- states -----------------------------------------------------------------
 
     def default_state(self) -> State:
-        """State at t = 0 with Simbody's default q (zero angles, identity quaternions), u = 0, no forces.
+        """State at t = 0 with Simbody's default q (zero angles, identity quaternions), u = 0, no forces, controls 0.
 
         Locks are the ``lock_by_default`` ones, with values recorded from the default q and u (= 0).
         """
@@ -128,6 +148,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
             q=self.default_q,
             u=jnp.zeros(self.topology.nu, dtype),
             z=self.default_z,
+            controls=jnp.zeros(self.num_controls, dtype),
             mobility_forces=jnp.zeros(self.topology.nu, dtype),
             body_forces=jnp.zeros((nb, 2, 3), dtype),
             lock_level=jnp.asarray(self.default_lock_level or (-1,) * nb, jnp.int32),

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._constraints.projection import ProjectOptions, project
-from jaxbody._dynamics.state import lowest_stage_difference
+from jaxbody._dynamics.state_stages import lowest_stage_difference
 from jaxbody._integrators import event_step
 from jaxbody._integrators import events as ev
 from jaxbody._typing import Stage

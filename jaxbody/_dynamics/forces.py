@@ -12,6 +12,7 @@ import abc
 from typing import ClassVar
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 
 from jaxbody._math import spatial
@@ -26,6 +27,12 @@ class ForceElement(eqx.Module):
     anchor point) returns their count from ``num_z()``, their initial values from ``default_z()``, and
     implements ``calc_with_z`` (its forces given its own slice z of ``state.z``) and ``calc_z_dot`` (dz/dt).
     The model lays the elements' z out one after another in element order (``force_z_slices``).
+
+    An element driven by controls (an actuator: OpenSim's CoordinateActuator, a MuJoCo actuator) returns how many
+    it reads from ``num_controls()`` and has a static int field ``first_control``: ``realize_topology()`` lays
+    the elements' controls out one after another in element order (``force_control_slices``) and sets it, so
+    ``state.controls[first_control : first_control + num_controls()]`` are its own. A groupable class lists
+    ``first_control`` among its ``index_fields``.
 
     ``groupable``: elements of this class without state variables may be evaluated together by one vmap
     (jaxbody._dynamics.force_groups), their ``index_fields`` (static body or coordinate indices) then traced
@@ -42,6 +49,10 @@ class ForceElement(eqx.Module):
 
     def num_z(self) -> int:
         """Number of this element's state variables (static)."""
+        return 0
+
+    def num_controls(self) -> int:
+        """Number of controls (``State.controls`` entries) this element reads (static)."""
         return 0
 
     def default_z(self, dtype) -> jnp.ndarray:
@@ -64,6 +75,21 @@ def force_z_slices(elements) -> tuple[slice, ...]:
         slices.append(slice(start, start + element.num_z()))
         start += element.num_z()
     return tuple(slices)
+
+
+def force_control_slices(elements) -> tuple[slice, ...]:
+    """Each element's slice of ``State.controls`` (static): the elements' controls one after another, in element
+    order."""
+    slices, start = [], 0
+    for element in elements:
+        slices.append(slice(start, start + element.num_controls()))
+        start += element.num_controls()
+    return tuple(slices)
+
+
+def element_controls(state, element) -> jnp.ndarray:
+    """The element's own controls (num_controls,) from ``state.controls`` (its ``first_control`` may be traced)."""
+    return jax.lax.dynamic_slice_in_dim(state.controls, element.first_control, element.num_controls())
 
 
 def no_body_forces(model, dtype) -> jnp.ndarray:

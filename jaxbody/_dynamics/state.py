@@ -1,11 +1,9 @@
 """The immutable State pytree and its per-stage caches.
 
-A State holds what evolves (t, q, u, z), the applied forces a user sets on
-it (Simbody's DiscreteForces), and one cache per realized stage. Setters
-return a new State with the caches that the change invalidates dropped, as
-Simbody invalidates stages: q drops Position and later, u drops Velocity and
-later, t drops everything from Time on, z and applied forces drop Dynamics
-and later. A dropped cache is an ``Unrealized`` placeholder (no leaves, like None); reading any field of it
+A State holds what evolves (t, q, u, z), the inputs a user sets on it (the actuators' controls; applied
+forces, Simbody's DiscreteForces), and one cache per realized stage. Setters return a new State with the
+caches that the change invalidates dropped, as Simbody invalidates stages: q drops Position and later, u drops
+Velocity and later, t drops everything from Time on, z, controls and applied forces drop Dynamics and later. A dropped cache is an ``Unrealized`` placeholder (no leaves, like None); reading any field of it
 raises StageViolation naming the State's stage and the realize call to make, so a stale cache can never be
 read.
 """
@@ -19,6 +17,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbody._dynamics.articulated import ArticulatedInertias
+from jaxbody._dynamics.state_stages import STAGE_OF_VARIABLE
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument, StageViolation
 
@@ -177,35 +176,14 @@ _CACHE_STAGE = {
     "acceleration": Stage.Acceleration,
 }
 
-# The Stage each State variable belongs to (Simbody's stage of a state variable): changing it invalidates
-# that stage and every later one. The setters below drop caches from it (State._with_variables).
-VARIABLE_STAGE = (
-    ("constraint_enabled", Stage.Instance), ("lock_level", Stage.Instance), ("lock_q", Stage.Instance),
-    ("lock_u", Stage.Instance), ("motion_enabled", Stage.Instance), ("t", Stage.Time), ("q", Stage.Position),
-    ("u", Stage.Velocity), ("z", Stage.Dynamics), ("mobility_forces", Stage.Dynamics),
-    ("body_forces", Stage.Dynamics), ("force_enabled", Stage.Dynamics))
-
-_STAGE_OF_VARIABLE = dict(VARIABLE_STAGE)
-
-# What lowest_stage_difference returns for two States with equal variables (one past the last Stage).
-NO_STAGE_DIFFERENCE = len(Stage)
-
-
-def lowest_stage_difference(before: "State", after: "State"):
-    """int32 scalar: the lowest Stage whose State variables differ between two States (Simbody's
-    System::getLowestSystemStageDifference), or NO_STAGE_DIFFERENCE. Traceable; per lane under vmap."""
-    lowest = jnp.asarray(NO_STAGE_DIFFERENCE, jnp.int32)
-    for name, stage in reversed(VARIABLE_STAGE):
-        differs = jnp.any(getattr(before, name) != getattr(after, name))
-        lowest = jnp.where(differs, jnp.int32(int(stage)), lowest)
-    return lowest
-
 
 class State(eqx.Module):
     """Time, generalized coordinates and speeds, auxiliary states, applied forces, stage caches.
 
     t: scalar (s). q: (nq,) laid out as Simbody's State q (see README, "q
-    layout"). u: (nu,). z: (nz,). mobility_forces: applied generalized forces
+    layout"). u: (nu,). z: (nz,). controls: (num_controls,) the actuators' inputs (OpenSim's controls,
+    MuJoCo's ctrl), in ``model.control_names`` order, held constant over an integrator step (zero-order
+    hold); set with ``set_controls``. mobility_forces: applied generalized forces
     (nu,). body_forces: applied spatial forces (nbodies, 2, 3) at each body
     origin, in Ground (Ground's row is ignored). use_euler_angles: how q's
     orientation slots are to be read (static; must match the model realizing it).
@@ -234,6 +212,7 @@ class State(eqx.Module):
     q: jnp.ndarray
     u: jnp.ndarray
     z: jnp.ndarray
+    controls: jnp.ndarray
     mobility_forces: jnp.ndarray
     body_forces: jnp.ndarray
     constraint_enabled: jnp.ndarray
@@ -269,10 +248,10 @@ class State(eqx.Module):
         return stage
 
     def _with_variables(self, **values) -> "State":
-        """A copy with State variables replaced and every cache of their lowest VARIABLE_STAGE and later dropped."""
-        stage = min(_STAGE_OF_VARIABLE[name] for name in values)
+        """A copy with State variables replaced and every cache of their lowest variable stage and later dropped."""
+        stage = min(STAGE_OF_VARIABLE[name] for name in values)
         caches = {name: None if _CACHE_STAGE[name] >= stage else getattr(self, name) for name in _CACHE_FIELDS}
-        return _replace(self, **caches, **values)
+        return dataclasses.replace(self, **caches, **values)
 
     # -- setters (each returns a new State) ----------------------------------
 
@@ -298,6 +277,17 @@ class State(eqx.Module):
         z = _array(z, self.z.dtype, "z")
         _check_shape(z, self.z.shape, "z")
         return self._with_variables(z=z)
+
+    def set_controls(self, controls) -> "State":
+        """Set every control (num_controls,), in ``model.control_names`` order; drops Dynamics and later.
+
+        The length is checked on the host (InvalidArgument naming the expected count). A handle's
+        ``set_controls`` sets one actuator's; ``model.get_control_index(name)`` finds one by name."""
+        controls = _array(controls, self.controls.dtype, "controls")
+        if controls.shape != self.controls.shape:
+            raise InvalidArgument(f"set_controls: expected {self.controls.shape[-1] if self.controls.ndim else 0} "
+                                  f"controls (shape {self.controls.shape}; one per model.control_names), got shape {controls.shape}")
+        return self._with_variables(controls=controls)
 
     def set_mobility_forces(self, f) -> "State":
         """Set the applied generalized forces (nu,); drops Dynamics and later."""
@@ -353,6 +343,9 @@ class State(eqx.Module):
     def get_z(self):
         return self.z
 
+    def get_controls(self):
+        return self.controls
+
     def get_nq(self) -> int:
         return self.q.shape[-1]
 
@@ -371,10 +364,6 @@ class State(eqx.Module):
 
 def _is_unrealized(cache) -> bool:
     return cache is None or isinstance(cache, Unrealized)
-
-
-def _replace(state: State, **changes) -> State:
-    return dataclasses.replace(state, **changes)
 
 
 def _array(x, dtype, what):

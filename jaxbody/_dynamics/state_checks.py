@@ -29,7 +29,8 @@ def state_misfits(model, state) -> list[str]:
             f"this model is of {model.signature}; use this model's default_state() (a State belongs to the model that made it)"
         )
     nb, nc = topo.nbodies, model.constraints.num_constraints
-    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (model.nz,), "mobility_forces": (topo.nu,),
+    expected = {"q": (topo.nq,), "u": (topo.nu,), "z": (model.nz,), "controls": (model.num_controls,),
+                "mobility_forces": (topo.nu,),
                 "body_forces": (nb, 2, 3), "constraint_enabled": (nc,), "lock_level": (nb,),
                 "lock_q": (topo.nq,), "lock_u": (topo.nu,), "motion_enabled": (nb,),
                 "force_enabled": (len(model.forces),)}
@@ -38,8 +39,8 @@ def state_misfits(model, state) -> list[str]:
         found.append(f"it is a batch of {state.q.shape[0]} states (q shape {state.q.shape}): map over it with jax.vmap")
     elif shapes:
         found.append(f"shapes {', '.join(shapes)}: a state of another model (this one has {nb} bodies, nq={topo.nq}, "
-                     f"nu={topo.nu}, {nc} constraints, {len(model.forces)} force elements); use this model's default_state()")
-    floats = ("t", "q", "u", "z", "mobility_forces", "body_forces", "lock_q", "lock_u")
+                     f"nu={topo.nu}, {nc} constraints, {len(model.forces)} force elements, {model.num_controls} controls); use this model's default_state()")
+    floats = ("t", "q", "u", "z", "controls", "mobility_forces", "body_forces", "lock_q", "lock_u")
     wrong = sorted({str(getattr(state, k).dtype) for k in floats} - {str(dtype)})
     if wrong:
         found.append(f"its floating-point arrays are {'/'.join(wrong)} but the model is {dtype}: cast the model "

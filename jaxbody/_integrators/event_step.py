@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._dynamics import prescribed
-from jaxbody._dynamics.state import NO_STAGE_DIFFERENCE, lowest_stage_difference
+from jaxbody._dynamics.state_stages import NO_STAGE_DIFFERENCE, lowest_stage_difference
 from jaxbody._integrators import events as ev
 from jaxbody._integrators.control import hermite
 from jaxbody._integrators.methods import with_y

@@ -18,7 +18,8 @@ Simbody's ``SemiExplicitEulerTimeStepper::stepTo`` (catalogue 2.20, 6.5), per la
    (unilateral, Coulomb, bounds) and ``u_new = u+ + h udot + M^-1 G^T pi``.
 4. Position projection: Bilateral (Simbody's default) makes every proximal contact that is active or
    penetrating an equation ``perr + h G du = 0``; Unilateral keeps ``pi_n >= 0`` on all proximal normals;
-   None skips it. ``q_new = q + h N(q) (u_new + du)`` (u itself keeps u_new), t += h, quaternions renormalized.
+   None skips it. ``q_new = q + h N(q) (u_new + du)`` (u itself keeps u_new), ``z_new = z + h zdot`` (zdot at
+   u+, as Simbody's step), t += h, quaternions renormalized. Controls are held (zero-order hold).
 
 Bilateral constraints are not part of the impulse problem (Simbody's own stepper leaves them as a TODO;
 jb.SemiExplicitEulerTimeStepper refuses models that have them). Prescribed motion and locks (also a TODO in
@@ -230,7 +231,8 @@ def step(model, contacts, opt: StepperOptions, state: State, h):
         u_q = u_new + MinvGt @ pos_impulse.reshape(-1)
         converged, iterations = converged & pos_ok, iterations + pos_its
     qdot = kinematics.calc_q_dot(model, s, u_q)
-    new = state.set_time(state.t + h).set_q(s.q + h * qdot).set_u(u_new)
+    # z by explicit Euler with zdot at the post-impact state, as Simbody's step ("Update auxiliary states z")
+    new = state.set_time(state.t + h).set_q(s.q + h * qdot).set_u(u_new).set_z(s.z + h * dyn.dynamics.zdot)
     new = prescribed.prescribe(model, kinematics.normalize_quaternions(model, new))
     report = StepReport(proximal, impacters, impact + sol.impulse, rounds, converged, iterations)
     return new, report

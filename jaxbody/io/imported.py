@@ -111,7 +111,9 @@ class ImportedModel(CoordinateIndex):
     engine: "mujoco" (MJCF) or "pinocchio" (URDF): whose coordinates ``from_<engine>``/``to_<engine>`` convert;
     engine_joints: the file's joints in that engine's vectors (jaxbody.io.engine_coordinates); default_q: the
     file's default jaxbody q (MJCF: MuJoCo's qpos0; URDF: zero moved inside each joint's limits), None = the
-    Model's; keyframes: MJCF ``<key>`` name (or "key<i>") -> Keyframe (MuJoCo's time, qpos, qvel).
+    Model's; keyframes: MJCF ``<key>`` name (or "key<i>") -> Keyframe (MuJoCo's time, qpos, qvel);
+    actuators: MJCF: the handle of the model's actuators (jaxbody.io.mjcf_actuators; None without any), whose
+    controls are MuJoCo's ctrl.
     """
 
     system: MultibodySystem
@@ -134,6 +136,7 @@ class ImportedModel(CoordinateIndex):
     engine_joints: tuple[EngineJoint, ...] = ()
     default_q: np.ndarray | None = None
     keyframes: dict[str, "Keyframe"] = dataclasses.field(default_factory=dict)
+    actuators: ForceHandle | None = None
 
     def _model(self, model):
         return self.system.realize_topology() if model is None else model

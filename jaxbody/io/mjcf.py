@@ -29,6 +29,9 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule.
 * ``ImportedModel.default_state`` is MuJoCo's qpos0 (a free joint at its body's pose in the file), ``keyframe(name)``
   a ``<key>``'s time, qpos and qvel; ``from_mujoco``/``to_mujoco`` convert (jaxbody.io.engine_coordinates).
+* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints
+  and fixed tendons) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
+  State's controls are MuJoCo's ctrl, its z (after any earlier elements') MuJoCo's act.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from jaxbody.io._passive import (
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
+from jaxbody.io.mjcf_actuators import add_mjcf_actuators
 from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
 from jaxbody.io.engine_coordinates import to_jaxbody
@@ -162,6 +166,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         system.set_up_direction(up_direction_against(gravity))
     passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
                                       limit_time_constant, limit_dissipation, friction, friction_transition_velocity)
+    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
         contact_transition_velocity) if contact else None
@@ -183,7 +188,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
         passive_forces=passive, limit_stops=stops, contact=contact_model,
         engine="mujoco", engine_joints=engine_joints,
-        default_q=default_q, keyframes=keyframes(mujoco, m),
+        default_q=default_q, keyframes=keyframes(mujoco, m), actuators=actuators,
     )
 
 

@@ -8,8 +8,9 @@ Ixz Iyz] about the mass center in the body frame, converted to Simbody's inertia
 PhysicalOffsetFrames; the JointSet (jaxbody.io.osim_joints: Weld, Pin, Slider, Universal, Planar, Gimbal, Ball,
 Free and CustomJoint as MobilizedBody.FunctionBased with OpenSim's functions in JAX); the ConstraintSet
 (jaxbody.io.osim_constraints); each coordinate's default value and speed, range, clamped, locked and
-prescribed flags; ``<gravity>``; attached geometry of Ground and the bodies (as Visual records). Muscles,
-actuators and every other force or controller are listed in ``skipped`` and reported by one ``warnings.warn``.
+prescribed flags; ``<gravity>``; attached geometry of Ground and the bodies (as Visual records); the ForceSet
+elements jaxbody.io.osim_forces has builders for (``forces_by_name``). Every other force, controller and probe
+is listed in ``skipped`` and reported by one ``warnings.warn``.
 
 OpenSim runs Simbody in Euler-angle mode, so the matter subsystem is set to Euler angles (Ball and Free q are
 body-fixed X-Y-Z angles, as OpenSim's coordinates). A locked coordinate is held at its default value by a
@@ -41,7 +42,7 @@ from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
-from jaxbody.io.osim_contact import add_contact_forces
+from jaxbody.io.osim_forces import ForceContext, add_forces
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint, coordinate_elements
@@ -86,8 +87,8 @@ class ImportedOsim(CoordinateIndex):
     coordinates: coordinate name -> jaxbody.io.imported.Coordinate (MobilizedBody, q index within it, 1, 1), as
     the URDF and MJCF importers give them (``q_index(name)``, ``u_index(name)``: slots in the State); coordinate_info: name -> CoordinateInfo
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
-    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller not imported;
-    contact_forces: name -> handle of each contact force imported (jaxbody.io.osim_contact).
+    UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller/probe not
+    imported; forces_by_name: OpenSim force name -> its force handle (actuators' controls are named after them).
     """
 
     name: str
@@ -101,7 +102,8 @@ class ImportedOsim(CoordinateIndex):
     constraints: dict
     visuals: list
     skipped: list
-    contact_forces: dict = dataclasses.field(default_factory=dict)
+    forces_by_name: dict = dataclasses.field(default_factory=dict)
+    disabled_forces: list = dataclasses.field(default_factory=list)
 
     def _model(self, model):
         return self.system.realize_topology() if model is None else model
@@ -117,6 +119,8 @@ class ImportedOsim(CoordinateIndex):
         model = self._model(model)
         q, u = self.from_opensim({}, model=model)
         state = model.default_state().set_q(q).set_u(u)
+        for name in self.disabled_forces:  # appliesForce false: built, disabled in the State as OpenSim does
+            state = self.forces_by_name[name].set_disabled(state)
         if assemble and any(not n.endswith("/locked") for n in self.constraints):  # locks hold at the defaults
             state, _ = model.project(state, accuracy=1e-10)
         return state
@@ -260,16 +264,12 @@ def load_osim(path) -> ImportedOsim:
     if prescribed:
         warnings.warn(f"load_osim({doc.source}): coordinates {prescribed} are prescribed in OpenSim; jaxbody imports "
                       "them free (prescribe them with a jb.Motion)", stacklevel=2)
-    contact_forces = add_contact_forces(doc, frames, forces, mobods)  # jaxbody.io.osim_contact
-    skipped = [f"{e.tag} {e.get('name')}" for s in ("ForceSet", "ControllerSet") for e in objects(doc, s)
-               if e.get("name") not in contact_forces]
-    if skipped:
-        warnings.warn(f"load_osim({doc.source}): skipped {len(skipped)} force(s)/actuator(s)/controller(s) "
-                      f"jaxbody does not import: {', '.join(skipped)}", stacklevel=2)
+    forces_by_name, disabled, skipped = add_forces(ForceContext(doc, frames, matter, forces, mobods, coordinates))
     return ImportedOsim(
         name=doc.root.get("name", ""), system=system, matter=matter, forces=forces, gravity=gravity,
         bodies={p.split("/")[-1]: m for p, m in mobods.items()},
         coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
         coordinate_info=coordinates,
-        constraints=constraints, visuals=visuals, skipped=skipped, contact_forces=contact_forces,
+        constraints=constraints, visuals=visuals, skipped=skipped, forces_by_name=forces_by_name,
+        disabled_forces=disabled,
     )

@@ -5,7 +5,7 @@ Geometry (``read_contact_geometry``): ContactHalfSpace, ContactSphere (``radius`
 (body-fixed X-Y-Z, rad): its pose in the base body is ``X_BF X_FP`` (OpenSim's findTransformInBaseFrame times
 the geometry's own transform). A half-space is Simbody's: material at x > 0 of that frame, outward normal -x.
 
-Forces (``add_contact_force``; checked against OpenSim 4.6's body forces and potential energy in
+Forces (``BUILDERS``, entries of jaxbody.io.osim_forces' ForceSet table; checked against OpenSim 4.6's body forces and potential energy in
 tests/io/test_io_contact_osim.py):
 
 * ``HuntCrossleyForce`` -> ``jb.HuntCrossleyForce``: every geometry of every ContactParameters joins one
@@ -22,8 +22,9 @@ tests/io/test_io_contact_osim.py):
   Ground: 3 body-fixed X-Y-Z angles then the position) and the element's Station (``parent_frame`` socket,
   ``location``), with ``exponential_shape_parameters`` (d0, d1, d2) and the other parameters by name. The
   anchor point and sliding state are jaxbody's continuous ones (see jaxbody.\\_dynamics.contact.exponential_spring).
-* ``ElasticFoundationForce`` is not imported (jaxbody has no elastic-foundation mesh force), nor is an element
-  with ``appliesForce`` false: load_osim lists them in ``skipped`` and its warning.
+* ``ElasticFoundationForce`` is not imported (jaxbody has no elastic-foundation mesh force): load_osim lists it in
+  ``skipped`` and its warning, with the reason; so is a HuntCrossleyForce without a sphere/half-space pair.
+  ``appliesForce`` false: built, and disabled in ``ImportedOsim.default_state`` (the table's rule).
 
 Each bad reference (a geometry or frame that is not in the file, a sphere socket that names a half-space)
 raises InvalidArgument naming the element and its line.
@@ -39,6 +40,7 @@ import numpy as np
 from jaxbody._api.contact_force import HuntCrossleyForce, SmoothSphereHalfSpaceForce
 from jaxbody._api.exponential_spring_force import ExponentialSpringForce, ExponentialSpringParameters
 from jaxbody._math.spatial import Transform
+from jaxbody.io.osim_force_context import Unsupported
 from jaxbody.io.osim_frames import rotation_xyz
 from jaxbody.io.osim_xml import element_error, numbers, objects, text
 
@@ -111,11 +113,9 @@ def _hunt_crossley(doc, element, owner, geometry, forces, mobods):
     if unevaluated:
         warnings.warn(f"load_osim({doc.source}): {owner}: the pairs {unevaluated} are not evaluated (jaxbody's "
                       "HuntCrossleyForce has sphere/half-space pairs only; Simbody applies no Hunt-Crossley force to "
-                      "mesh pairs and does to overlapping sphere/sphere and ellipsoid pairs)", stacklevel=4)
+                      "mesh pairs and does to overlapping sphere/sphere and ellipsoid pairs)", stacklevel=5)
     if not any(kinds(a, b) == {"ContactSphere", "ContactHalfSpace"} for a, b in pairs):
-        warnings.warn(f"load_osim({doc.source}): {owner} has no sphere/half-space pair on two bodies: not imported",
-                      stacklevel=4)
-        return None
+        raise Unsupported("no sphere/half-space pair on two bodies")
     handle = HuntCrossleyForce(forces, numbers(doc, element, "transition_velocity", owner, 1, default=[0.001])[0])
     for g, values in members:
         if g.kind == "ContactSphere":
@@ -171,24 +171,20 @@ def _exponential(doc, element, owner, geometry, forces, mobods, frames):
                                   location, params)
 
 
-#: OpenSim contact force tag -> the function that builds it (None: warned, not imported)
-CONTACT_FORCES = {"HuntCrossleyForce": _hunt_crossley, "SmoothSphereHalfSpaceForce": _smooth_sphere_half_space,
-                  "ExponentialContactForce": _exponential, "ElasticFoundationForce": None}
-
-
-def add_contact_forces(doc, frames, forces, mobods) -> dict:
-    """Build every contact force of the ForceSet; returns name -> handle for the ones imported (the others,
-    ElasticFoundationForce and elements with ``appliesForce`` false, stay in load_osim's ``skipped`` list and
-    its warning)."""
-    geometry = read_contact_geometry(doc, frames)
-    handles = {}
-    for element in objects(doc, "ForceSet"):
-        build = CONTACT_FORCES.get(element.tag)
+def _builder(build):
+    """A ForceSet-table builder (jaxbody.io.osim_forces: ``builder(context, element) -> handle``) of ``build``."""
+    def builder(context, element):
         owner = f"{element.tag} {element.get('name')!r}"
-        if build is None or text(doc, element, "appliesForce", owner, default="true").strip().lower() == "false":
-            continue
-        extra = (frames,) if element.tag == "ExponentialContactForce" else ()
-        handle = build(doc, element, owner, geometry, forces, mobods, *extra)
-        if handle is not None:
-            handles[element.get("name")] = handle
-    return handles
+        geometry = read_contact_geometry(context.doc, context.frames)
+        extra = (context.frames,) if element.tag == "ExponentialContactForce" else ()
+        return build(context.doc, element, owner, geometry, context.forces, context.mobods, *extra)
+    return builder
+
+
+def _elastic_foundation(context, element):
+    raise Unsupported("jaxbody imports no elastic-foundation mesh contact yet")
+
+
+#: OpenSim contact force tag -> ForceSet-table builder (merged into jaxbody.io.osim_forces.FORCE_BUILDERS)
+BUILDERS = {"HuntCrossleyForce": _builder(_hunt_crossley), "SmoothSphereHalfSpaceForce": _builder(_smooth_sphere_half_space),
+            "ExponentialContactForce": _builder(_exponential), "ElasticFoundationForce": _elastic_foundation}

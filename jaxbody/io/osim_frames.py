@@ -71,6 +71,8 @@ class FrameRegistry:
             self._add_offsets(joint.find("frames"), f"/jointset/{joint.get('name')}")
         for constraint in objects(doc, "ConstraintSet"):
             self._add_offsets(constraint.find("frames"), f"/constraintset/{constraint.get('name')}")
+        for force in objects(doc, "ForceSet"):
+            self._add_offsets(force.find("frames"), f"/forceset/{force.get('name')}")
         self._cache: dict[str, FrameInBase] = {}
 
     def _add_offsets(self, holder, owner_path):

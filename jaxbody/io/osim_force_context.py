@@ -1,0 +1,76 @@
+"""What an OpenSim ForceSet builder reads: the document, frames, bodies, coordinates and subsystems of the model
+being imported, with look-ups that name the force and its line on failure (jaxbody.io.osim_forces walks the
+ForceSet and calls one builder per element).
+
+A builder is ``builder(context, element) -> ForceHandle``: it reads ``element`` (one ``<ForceSet><objects>``
+child, already in the 4.x layout or read through ``field`` below, which knows the 3.x names), builds the jaxbody
+force element on ``context.forces`` and returns its handle. A builder that meets an option jaxbody does not
+model raises ``Unsupported(reason)``; the element is then listed in ``skipped`` with that reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from jaxbody._api.mobilized_body import MobilizedBody
+from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
+from jaxbody.io.osim_frames import GROUND, FrameInBase, FrameRegistry
+from jaxbody.io.osim_joints import CoordinateInfo
+from jaxbody.io.osim_xml import OsimDocument, element_error, text
+
+
+class Unsupported(Exception):
+    """Raised by a builder for an element it cannot build faithfully; the message says why."""
+
+
+@dataclasses.dataclass
+class ForceContext:
+    """The model a ForceSet builder adds to: ``doc``, ``frames``, ``matter``, ``forces`` (the
+    GeneralForceSubsystem), ``mobods`` (frame path ``/bodyset/<name>`` or ``/ground`` -> MobilizedBody) and
+    ``coordinates`` (name -> CoordinateInfo)."""
+
+    doc: OsimDocument
+    frames: FrameRegistry
+    matter: SimbodyMatterSubsystem
+    forces: GeneralForceSubsystem
+    mobods: dict
+    coordinates: dict
+
+    @staticmethod
+    def owner(element) -> str:
+        """``"<Tag> 'name'"``, as errors name a force."""
+        return f"{element.tag} {element.get('name')!r}"
+
+    def error(self, element, message: str):
+        """An InvalidArgument naming the file, the element's line, the force and ``message``."""
+        return element_error(self.doc, element, self.owner(element), message)
+
+    def field(self, element, name: str, *old_names: str):
+        """The child ``name`` of ``element``, or the first present of its OpenSim 3.x names ``old_names``."""
+        for n in (name, *old_names):
+            child = element.find(n)
+            if child is not None:
+                return child
+        return None
+
+    def coordinate(self, element, field: str = "coordinate") -> CoordinateInfo:
+        """The coordinate named by ``element``'s ``field`` (InvalidArgument naming the force if unknown)."""
+        name = text(self.doc, element, field, self.owner(element))
+        if name not in self.coordinates:
+            raise self.error(element, f"unknown coordinate {name!r} in <{field}>")
+        return self.coordinates[name]
+
+    def body(self, element, name: str, field: str) -> MobilizedBody:
+        """The body named ``name`` (a body name, ``ground``, or a frame path) read from ``element``'s ``field``."""
+        path = GROUND if name in ("ground", GROUND) else (name if name.startswith("/") else f"/bodyset/{name}")
+        if path not in self.mobods:
+            raise self.error(element, f"unknown body {name!r} in <{field}>")
+        return self.mobods[path]
+
+    def socket_frame(self, element, socket: str) -> tuple[MobilizedBody, FrameInBase]:
+        """The body and the pose in it of the frame ``element``'s ``socket_<socket>`` names (relative to the force)."""
+        owner = self.owner(element)
+        path = self.frames.resolve(f"/forceset/{element.get('name')}", text(self.doc, element, f"socket_{socket}", owner),
+                                   element, owner)
+        base = self.frames.in_base(path, owner)
+        return self.mobods[base.base], base
