@@ -63,8 +63,8 @@ from jaxbody.io._passive import (
     check_friction_options,
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
-from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
 from jaxbody.io.mjcf_actuators import add_mjcf_actuators
+from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
 from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
 from jaxbody.io.engine_coordinates import to_jaxbody

@@ -132,6 +132,8 @@ def test_bad_references_raise_naming_the_force(force, message):
 
 
 def test_bad_geometry_raises_naming_it():
-    bad = _MODEL.replace("<radius>0.1</radius>", "<radius>-0.1</radius>").replace("FORCE", "")
+    force = ("<SmoothSphereHalfSpaceForce name='ss'><socket_sphere>/contactgeometryset/s</socket_sphere>"
+             "<socket_half_space>/contactgeometryset/floor</socket_half_space></SmoothSphereHalfSpaceForce>")
+    bad = _MODEL.replace("<radius>0.1</radius>", "<radius>-0.1</radius>").replace("FORCE", force)
     with pytest.raises(jb.errors.InvalidArgument, match="ContactSphere 's'.*radius must be positive"):
         load_osim(bad)
