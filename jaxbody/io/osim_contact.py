@@ -2,8 +2,8 @@
 
 Geometry (``read_contact_geometry``): ContactHalfSpace, ContactSphere (``radius``), ContactEllipsoid
 (``radii``), ContactMesh (``filename``), each fixed on ``socket_frame`` at ``location`` with ``orientation``
-(body-fixed X-Y-Z, rad): its pose in the base body is ``X_BF X_FP`` (OpenSim's findTransformInBaseFrame times
-the geometry's own transform). A half-space is Simbody's: material at x > 0 of that frame, outward normal -x.
+(body-fixed X-Y-Z, rad; OpenSim 3.x: ``body_name``): its pose in the base body is ``X_BF X_FP`` (OpenSim's
+findTransformInBaseFrame times the geometry's own transform). A half-space is Simbody's: material at x > 0 of that frame, outward normal -x.
 
 Forces (``BUILDERS``, entries of jaxbody.io.osim_forces' ForceSet table; checked against OpenSim 4.6's body forces and potential energy in
 tests/io/test_io_contact_osim.py):
@@ -75,7 +75,10 @@ def read_contact_geometry(doc, frames) -> dict[str, ContactGeometryRecord]:
         if kind not in GEOMETRY_SIZES:
             raise element_error(doc, element, owner, f"unknown contact geometry type (jaxbody reads "
                                 f"{', '.join(GEOMETRY_SIZES)})")
-        socket = text(doc, element, "socket_frame", owner)
+        socket = text(doc, element, "socket_frame", owner, default="")
+        if not socket:  # OpenSim 3.x: <body_name>
+            body = text(doc, element, "body_name", owner)
+            socket = "/ground" if body == "ground" else f"/bodyset/{body}"
         frame = frames.in_base(frames.resolve(f"{_SET}{name}", socket, element, owner), owner)
         R_FP = rotation_xyz(numbers(doc, element, "orientation", owner, 3, default=[0, 0, 0]))
         p_FP = np.asarray(numbers(doc, element, "location", owner, 3, default=[0, 0, 0]))
