@@ -3,10 +3,11 @@
 Geometry (``read_contact_geometry``): ContactHalfSpace, ContactSphere (``radius``), ContactEllipsoid
 (``radii``), ContactMesh (``filename``), each fixed on ``socket_frame`` at ``location`` with ``orientation``
 (body-fixed X-Y-Z, rad; OpenSim 3.x: ``body_name``): its pose in the base body is ``X_BF X_FP`` (OpenSim's
-findTransformInBaseFrame times the geometry's own transform). A half-space is Simbody's: material at x > 0 of that frame, outward normal -x.
+findTransformInBaseFrame times the geometry's own transform). A half-space is Simbody's: material at x > 0 of
+that frame, outward normal -x.
 
-Forces (``BUILDERS``, entries of jaxbody.io.osim_forces' ForceSet table; checked against OpenSim 4.6's body forces and potential energy in
-tests/io/test_io_contact_osim.py):
+Forces (``BUILDERS``, entries of jaxbody.io.osim_forces' ForceSet table; checked against OpenSim 4.6's body
+forces and potential energy in tests/io/test_io_contact_osim.py):
 
 * ``HuntCrossleyForce`` -> ``jb.HuntCrossleyForce``: every geometry of every ContactParameters joins one
   contact set with that entry's stiffness, dissipation and friction (Simbody's setBodyParameters), and every
@@ -22,8 +23,11 @@ tests/io/test_io_contact_osim.py):
   Ground: 3 body-fixed X-Y-Z angles then the position) and the element's Station (``parent_frame`` socket,
   ``location``), with ``exponential_shape_parameters`` (d0, d1, d2) and the other parameters by name. The
   anchor point and sliding state are jaxbody's continuous ones (see jaxbody.\\_dynamics.contact.exponential_spring).
-* ``ElasticFoundationForce`` is not imported (jaxbody has no elastic-foundation mesh force): load_osim lists it in
-  ``skipped`` and its warning, with the reason; so is a HuntCrossleyForce without a sphere/half-space pair.
+* ``ElasticFoundationForce`` -> ``jb.ElasticFoundationForce``: ContactMeshes (files read by trimesh: as written,
+  beside the .osim file, or in its Geometry folder) with their ContactParameters, spheres and half-spaces of
+  the same set; a mesh file not found, or no mesh, leaves the element out (listed in load_osim's ``skipped``
+  with the reason), as is a HuntCrossleyForce without a sphere/half-space pair. Not checked against OpenSim
+  here (jaxbody._dynamics.contact.elastic_foundation is, in tests/contact).
   ``appliesForce`` false: built, and disabled in ``ImportedOsim.default_state`` (the table's rule).
 
 Each bad reference (a geometry or frame that is not in the file, a sphere socket that names a half-space)
@@ -33,11 +37,13 @@ raises InvalidArgument naming the element and its line.
 from __future__ import annotations
 
 import dataclasses
+import os
 import warnings
 
 import numpy as np
 
 from jaxbody._api.contact_force import HuntCrossleyForce, SmoothSphereHalfSpaceForce
+from jaxbody._api.elastic_foundation_force import ElasticFoundationForce
 from jaxbody._api.exponential_spring_force import ExponentialSpringForce, ExponentialSpringParameters
 from jaxbody._math.spatial import Transform
 from jaxbody.io.osim_force_context import Unsupported
@@ -184,10 +190,40 @@ def _builder(build):
     return builder
 
 
-def _elastic_foundation(context, element):
-    raise Unsupported("jaxbody imports no elastic-foundation mesh contact yet")
+def _mesh_file(doc, g: ContactGeometryRecord) -> str:
+    """The ContactMesh's file: as written, else beside the .osim file or in its Geometry folder (OpenSim's search)."""
+    folder = os.path.dirname(os.path.abspath(doc.source)) if os.path.isfile(doc.source) else os.getcwd()
+    for path in (g.mesh_file, os.path.join(folder, g.mesh_file), os.path.join(folder, "Geometry", g.mesh_file)):
+        if os.path.isfile(path):
+            return path
+    raise Unsupported(f"ContactMesh {g.name!r}: mesh file {g.mesh_file!r} not found")
+
+
+def _elastic_foundation(doc, element, owner, geometry, forces, mobods):
+    members = []
+    for params in element.iter("ElasticFoundationForce::ContactParameters"):
+        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in
+                  ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")]
+        members += [(_geometry(doc, params, owner, geometry, reference), values)
+                    for reference in text(doc, params, "geometry", owner, default="").split()]
+    if not any(g.kind == "ContactMesh" for g, _ in members):
+        raise Unsupported("no ContactMesh")
+    ellipsoids = sorted(g.name for g, _ in members if g.kind == "ContactEllipsoid")
+    if ellipsoids:
+        warnings.warn(f"load_osim({doc.source}): {owner}: ellipsoids {ellipsoids} are not evaluated (jaxbody's "
+                      "ElasticFoundationForce has meshes, spheres and half-spaces)", stacklevel=5)
+    handle = ElasticFoundationForce(forces, numbers(doc, element, "transition_velocity", owner, 1, default=[0.01])[0])
+    for g, values in members:
+        if g.kind == "ContactMesh":
+            handle.add_mesh_file(mobods[g.base], _mesh_file(doc, g), Transform(g.R, g.p), **dict(zip(
+                ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction"), values)))
+        elif g.kind == "ContactSphere":
+            handle.add_sphere(mobods[g.base], float(g.size[0]), g.p)
+        elif g.kind == "ContactHalfSpace":
+            handle.add_half_space(mobods[g.base], Transform(g.R, g.p))
+    return handle
 
 
 #: OpenSim contact force tag -> ForceSet-table builder (merged into jaxbody.io.osim_forces.FORCE_BUILDERS)
 BUILDERS = {"HuntCrossleyForce": _builder(_hunt_crossley), "SmoothSphereHalfSpaceForce": _builder(_smooth_sphere_half_space),
-            "ExponentialContactForce": _builder(_exponential), "ElasticFoundationForce": _elastic_foundation}
+            "ExponentialContactForce": _builder(_exponential), "ElasticFoundationForce": _builder(_elastic_foundation)}

@@ -137,3 +137,30 @@ def test_bad_geometry_raises_naming_it():
     bad = _MODEL.replace("<radius>0.1</radius>", "<radius>-0.1</radius>").replace("FORCE", force)
     with pytest.raises(jb.errors.InvalidArgument, match="ContactSphere 's'.*radius must be positive"):
         load_osim(bad)
+
+
+_MESH = pathlib.Path(__file__).parent.parent / "models" / "contact" / "icosphere_r0.1.obj"
+_EF = ("<ElasticFoundationForce name='ef'><ElasticFoundationForce::ContactParametersSet><objects>"
+       "<ElasticFoundationForce::ContactParameters><geometry>floor m</geometry><stiffness>1e6</stiffness>"
+       "<dissipation>0.5</dissipation><static_friction>0.8</static_friction><dynamic_friction>0.6</dynamic_friction>"
+       "</ElasticFoundationForce::ContactParameters></objects></ElasticFoundationForce::ContactParametersSet>"
+       "</ElasticFoundationForce>")
+
+
+def _mesh_model(mesh_file):
+    mesh = f"<ContactMesh name='m'><socket_frame>/bodyset/ball</socket_frame><filename>{mesh_file}</filename></ContactMesh>"
+    return _MODEL.replace("</objects></ContactGeometrySet>", mesh + "</objects></ContactGeometrySet>").replace("FORCE", _EF)
+
+
+def test_elastic_foundation_mesh_on_the_floor_and_missing_mesh_named():
+    pytest.importorskip("trimesh")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        imp = load_osim(_mesh_model(_MESH))
+    model = imp.system.realize_topology()
+    state = model.realize(model.default_state(), jb.Stage.Velocity)  # the ball's mesh (r 0.1) at the origin: half sunk
+    F, _ = imp.forces_by_name["ef"].calc_force_contribution(model, state)
+    assert float(F[imp.bodies["ball"].index, 1, 1]) > 1.0  # the floor pushes the mesh up (+y)
+    with pytest.warns(UserWarning, match=r"ElasticFoundationForce ef \(ContactMesh 'm': mesh file 'nowhere.obj' not found\)"):
+        imp = load_osim(_mesh_model("nowhere.obj"))
+    assert "ElasticFoundationForce ef" in imp.skipped
