@@ -12,11 +12,20 @@ flags: enable ``jax.config.update("jax_enable_x64", True)`` for Simbody parity.
 from jaxbody import io as io  # importers: jb.io.load_urdf, load_mjcf, load_osim
 from jaxbody import viz as viz  # noqa: E402  (pictures: jb.viz.plot_state, animate, plot_trajectory)
 from jaxbody._api.body import Body as Body
+from jaxbody._api.compliant_contact import (
+    CompliantContactSubsystem as CompliantContactSubsystem,
+)
+from jaxbody._api.compliant_contact import (
+    ContactTrackerSubsystem as ContactTrackerSubsystem,
+)
 from jaxbody._api.constraint import Constraint as Constraint
 from jaxbody._api.contact_force import HuntCrossleyForce as HuntCrossleyForce
 from jaxbody._api.contact_force import (
     SmoothSphereHalfSpaceForce as SmoothSphereHalfSpaceForce,
 )
+from jaxbody._api.contact_surface import ContactGeometry as ContactGeometry
+from jaxbody._api.contact_surface import ContactMaterial as ContactMaterial
+from jaxbody._api.contact_surface import ContactSurface as ContactSurface
 from jaxbody._api.decorative_geometry import DecorativeBrick as DecorativeBrick
 from jaxbody._api.decorative_geometry import DecorativeCylinder as DecorativeCylinder
 from jaxbody._api.decorative_geometry import DecorativeEllipsoid as DecorativeEllipsoid
@@ -25,6 +34,9 @@ from jaxbody._api.decorative_geometry import DecorativeGeometry as DecorativeGeo
 from jaxbody._api.decorative_geometry import DecorativeLine as DecorativeLine
 from jaxbody._api.decorative_geometry import DecorativeMesh as DecorativeMesh
 from jaxbody._api.decorative_geometry import DecorativeSphere as DecorativeSphere
+from jaxbody._api.elastic_foundation_force import (
+    ElasticFoundationForce as ElasticFoundationForce,
+)
 from jaxbody._api.exponential_spring_force import (
     ExponentialSpringForce as ExponentialSpringForce,
 )

@@ -1,9 +1,10 @@
-"""Body kinds and host-side validation of construction frames."""
+"""Body kinds (with their contact surfaces) and host-side validation of construction frames."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from jaxbody._api.contact_surface import ContactSurface
 from jaxbody._math.inertia import Inertia, MassProperties
 from jaxbody._math.spatial import Rotation, Transform
 from jaxbody._math.validity import first_failure, message, rotation_failures, vector_failures
@@ -11,12 +12,37 @@ from jaxbody.errors import InvalidArgument
 
 
 class Body:
-    """Simbody's Body kinds: ``Body.Rigid(mass_properties)`` and ``Body.Massless()``."""
+    """Simbody's Body kinds: ``Body.Rigid(mass_properties)`` and ``Body.Massless()``, with the contact surfaces
+    fixed on them (``add_contact_surface``)."""
 
     def __init__(self, mass_properties: MassProperties):
         if not isinstance(mass_properties, MassProperties):
             raise InvalidArgument(f"Body needs a jb.MassProperties, got {type(mass_properties).__name__}")
         self.mass_properties = mass_properties
+        #: (R_BS (3, 3), p_BS (3,), ContactSurface) per surface, in the order added.
+        self.contact_surfaces: list = []
+
+    def add_contact_surface(self, X_BS, surface: ContactSurface) -> int:
+        """Fix ``surface`` (a jb.ContactSurface) on this body at frame ``X_BS`` (jb.Transform or None); returns
+        its index on the body (Simbody's Body::addContactSurface). Add surfaces before ``realize_topology()``;
+        after a MobilizedBody is built use ``mobilized_body.update_body().add_contact_surface(...)``."""
+        if not isinstance(surface, ContactSurface):
+            raise InvalidArgument(f"add_contact_surface needs a jb.ContactSurface, got {type(surface).__name__}")
+        R, p = host_transform(X_BS, "X_BS", f"contact surface {surface.geometry!r}")
+        self.contact_surfaces.append((R, p, surface))
+        return len(self.contact_surfaces) - 1
+
+    def get_num_contact_surfaces(self) -> int:
+        return len(self.contact_surfaces)
+
+    def get_contact_surface(self, index: int) -> ContactSurface:
+        return self.contact_surfaces[index][2]
+
+    def copy(self) -> "Body":
+        """A Body with the same mass properties and its own list of the same contact surfaces."""
+        body = Body(self.mass_properties)
+        body.contact_surfaces = list(self.contact_surfaces)
+        return body
 
     @classmethod
     def Rigid(cls, mass_properties: MassProperties | None = None) -> "Body":

@@ -59,6 +59,16 @@ class MobilizedBodyMass:
         """The jb.Body this mobilizer carries (its default mass properties)."""
         return self.body
 
+    def update_body(self) -> Body:
+        """This mobilized body's own Body, to change before ``realize_topology()`` (Simbody's updBody), e.g.
+        ``update_body().add_contact_surface(X_BS, surface)``. The first call copies a Body that was passed in
+        (so a Body shared by several mobilized bodies, as Simbody copies it, changes for this one only)."""
+        self.matter.system._check_not_frozen(f"update the body of {self.name}")
+        if getattr(self, "_owned_body", None) is not self.body:
+            self.body = self.body.copy()
+            self._owned_body = self.body
+        return self.body
+
     def set_body(self, body: Body):
         """Replace the Body (Simbody's setBody), before ``realize_topology()``; Ground keeps its massless Body.
         To change masses of a realized Model, use ``jb.replace_parameters``."""

@@ -19,8 +19,20 @@ from __future__ import annotations
 import contextlib
 import os
 
+from jaxbody.errors import InvalidArgument
+
 BACKENDS = ("compiled", "jax")
-_current = [os.environ.get("JAXBODY_BACKEND", "compiled")]
+
+
+def _from_environment() -> str:
+    """``$JAXBODY_BACKEND`` (unset or empty: "compiled"); another value raises InvalidArgument naming it."""
+    value = os.environ.get("JAXBODY_BACKEND") or "compiled"
+    if value not in BACKENDS:
+        raise InvalidArgument(f"environment variable JAXBODY_BACKEND={value!r}: expected one of {BACKENDS} (or unset)")
+    return value
+
+
+_current = [_from_environment()]
 
 
 def set_backend(name: str) -> None:

@@ -9,6 +9,14 @@ process finds the library there and only loads it (milliseconds). Nothing is dow
 Without a C++ compiler (``$CXX``, else ``c++``/``g++``/``clang++`` on PATH) or when the build fails, ``load()``
 returns None and warns once; jaxbody then uses its JAX path (jaxbody._kernels.backend).
 
+The cache cannot take a process down: a library is compiled under a temporary name and renamed into place
+atomically, its size and SHA-256 are recorded beside it (``<name>.so.sha256``, written first), and a library
+whose record is missing or does not match (a killed build, a full disk, a truncated copy) is rebuilt with a
+warning instead of being mapped (mapping a truncated library kills the process with SIGBUS). A library that
+builds but lacks the FFI handlers falls back to the JAX path with one warning. A first build prints one
+progress line on stderr. ``JAXBODY_*`` environment variables with invalid values raise InvalidArgument naming
+the variable (``check_environment``); an empty ``JAXBODY_CACHE_DIR`` means the default.
+
 On a machine whose JAX runs on an NVIDIA GPU, ``load_cuda()`` does the same for ``cuda_ffi.cu`` with nvcc
 (``$NVCC``, else ``nvcc`` on PATH, ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``) for the GPU's compute
 capability, and registers its handlers for platform "CUDA" under the CPU targets' names, so one
@@ -25,11 +33,15 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
 import jax
+
+from jaxbody.errors import InvalidArgument
 
 HERE = Path(__file__).parent
 SOURCES = ("tree_lane.h", "tree_adjoint.h", "batch.h", "lane_pack.h", "cpu_ffi.cc")
@@ -46,8 +58,32 @@ last_load = {"how": None, "path": None, "seconds": None}
 last_load_cuda = {"how": None, "path": None, "seconds": None}
 
 
+#: Bumped when the cache's layout changes (3: the size-and-hash record beside each library).
+CACHE_FORMAT = "3"
+#: JAXBODY_* variables with a fixed set of values, and integer ones with their (min, max).
+ENV_CHOICES = {"JAXBODY_BACKEND": ("compiled", "jax"), "JAXBODY_KERNEL_PACK": ("0", "1"),
+               "JAXBODY_CUDA_SCRATCH": ("local", "global")}
+ENV_INTEGERS = {"JAXBODY_KERNEL_THREADS": (1, 1 << 16), "JAXBODY_CUDA_BLOCK": (32, 1024)}
+
+
+def check_environment(environ=None) -> None:
+    """Raise InvalidArgument naming the variable for a JAXBODY_* environment value jaxbody cannot use
+    (``ENV_CHOICES``, ``ENV_INTEGERS``); unset or empty variables mean their defaults."""
+    environ = os.environ if environ is None else environ
+    for name, choices in ENV_CHOICES.items():
+        value = environ.get(name, "")
+        if value and value not in choices:
+            raise InvalidArgument(f"environment variable {name}={value!r}: expected one of {choices} (or unset)")
+    for name, (lo, hi) in ENV_INTEGERS.items():
+        value = environ.get(name, "")
+        if value and not (value.strip().isdigit() and lo <= int(value) <= hi):
+            raise InvalidArgument(f"environment variable {name}={value!r}: expected an integer in [{lo}, {hi}] "
+                                  f"(or unset)")
+
+
 def cache_dir() -> Path:
-    return Path(os.environ.get("JAXBODY_CACHE_DIR", Path.home() / ".cache" / "jaxbody"))
+    """``$JAXBODY_CACHE_DIR``, or ``~/.cache/jaxbody`` when it is unset or empty."""
+    return Path(os.environ.get("JAXBODY_CACHE_DIR") or Path.home() / ".cache" / "jaxbody")
 
 
 def find_compiler() -> str | None:
@@ -84,7 +120,7 @@ def library_key(compiler: str, sources=SOURCES, flags=FLAGS, machine: str = "") 
     for name in sources:
         h.update((HERE / name).read_bytes())
     for part in (version, " ".join(flags), repr(CPU_PARTS), jax.__version__, _cpu_model(), platform.machine(),
-                 machine):
+                 machine, CACHE_FORMAT):
         h.update(part.encode())
     return h.hexdigest()[:20]
 
@@ -113,27 +149,61 @@ def _compile(cmd_head: list[str], source: str, target: Path, parts=None) -> None
             _run([[*cmd_head, *objects, "-o", str(out)]])
         else:
             _run([[*cmd_head, include, str(HERE / source), "-o", str(out)]])
+        record = Path(tmp) / "record"
+        record.write_text(_fingerprint(out))
+        os.replace(record, _record_path(target))   # the record first: a library never sits without its own
         os.replace(out, target)  # atomic: a concurrent process sees the whole library or none
 
 
-def _build_and_register(compiler, flags, source, target, symbol, platform, record, failure, parts=None):
-    """Compile ``source`` into ``target`` unless cached, load it and register its TARGETS for ``platform``
-    (``symbol(name)``: the exported handler of each); None with ``failure`` warned if any step fails."""
-    import time
+def _record_path(target: Path) -> Path:
+    return target.with_name(target.name + ".sha256")
 
+
+def _fingerprint(path: Path) -> str:
+    """"<size> <sha256>" of a file."""
+    data = path.read_bytes()
+    return f"{len(data)} {hashlib.sha256(data).hexdigest()}"
+
+
+def _verified(target: Path) -> str | None:
+    """None when ``target`` matches the size and hash recorded beside it, else why not (never maps the file)."""
+    try:
+        recorded = _record_path(target).read_text().strip()
+    except OSError:
+        return "its size-and-hash record is missing"
+    try:
+        found = _fingerprint(target)
+    except OSError as error:
+        return f"it cannot be read ({error})"
+    return None if found == recorded else f"it is {found.split()[0]} bytes with another hash than recorded"
+
+
+def _build_and_register(compiler, flags, source, target, symbol, platform, record, failure, parts=None):
+    """Compile ``source`` into ``target`` unless a verified copy is cached, load it and register its TARGETS for
+    ``platform`` (``symbol(name)``: the exported handler of each); None with ``failure`` warned if any step
+    fails (a library without the handlers included)."""
     start = time.perf_counter()
     how = "cached"
     try:
-        if not target.exists():
+        problem = _verified(target) if target.exists() else None
+        if problem is not None:
+            warnings.warn(f"jaxbody: the cached kernel library {target} is damaged ({problem}); rebuilding it",
+                          RuntimeWarning, stacklevel=4)
+        if problem is not None or not target.exists():
+            print(f"jaxbody: building the compiled kernels for this machine, once (about 30 s on 2 cores; "
+                  f"cached in {target.parent})...", file=sys.stderr, flush=True)
             _compile([compiler, *flags], source, target, parts)
+            print(f"jaxbody: kernels built in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
             how = "compiled"
         lib = ctypes.CDLL(str(target))
+        handlers = {name: getattr(lib, symbol(name)) for name in TARGETS}
+    except AttributeError as error:
+        return _unavailable(record, f"{failure} The library {target} has no handler {error}: the compiler "
+                                    "did not build what it was given.")
     except (RuntimeError, OSError) as error:
-        warnings.warn(f"{failure} {error}", RuntimeWarning, stacklevel=4)
-        record.update(how="unavailable", path=None)
-        return None
+        return _unavailable(record, f"{failure} {error}")
     for name in TARGETS:
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol(name))), platform=platform)
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handlers[name]), platform=platform)
     record.update(how=how, path=str(target), seconds=time.perf_counter() - start)
     return lib
 
@@ -147,7 +217,9 @@ def _unavailable(record, message):
 
 @functools.cache
 def load():
-    """The loaded kernel library (ctypes.CDLL) with its FFI targets registered, or None (warned once)."""
+    """The loaded kernel library (ctypes.CDLL) with its FFI targets registered, or None (warned once). Raises
+    InvalidArgument for an invalid JAXBODY_* environment value."""
+    check_environment()
     compiler = find_compiler()
     if compiler is None:
         return _unavailable(last_load, "jaxbody: no C++ compiler found (set CXX or install g++); using the JAX "
@@ -170,6 +242,7 @@ def cuda_compute_capability() -> str | None:
 def load_cuda():
     """The loaded CUDA kernel library with its targets registered for platform "CUDA", or None (warned once
     when JAX has a CUDA device but the library cannot be built)."""
+    check_environment()
     arch = cuda_compute_capability()
     if arch is None:
         return _unavailable(last_load_cuda, None)

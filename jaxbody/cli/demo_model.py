@@ -31,7 +31,8 @@ def load_model(path):
         import jaxbody.io as io
     except ImportError as e:
         raise ImportError(f"--model needs jaxbody.io (the URDF/MJCF/OpenSim importers): {e}") from None
-    return getattr(io, LOADERS[pathlib.Path(path).suffix.lower()])(str(path))
+    loader = LOADERS[pathlib.Path(path).suffix.lower()]
+    return getattr(io, loader)(str(path), **({"contact": True} if loader == "load_mjcf" else {}))  # MJCF: with contact
 
 
 def check_model_path(path) -> None:
@@ -98,12 +99,13 @@ def set_view_hints(system, model):
     system.set_default_length_scale(max(float(np.max(np.linalg.norm(p_GB, axis=1))), 0.1) / 4)
 
 
-def random_speeds(system, model, rng, batch, speed):
-    """A batch of default states with generalized speeds ~ N(0, speed^2), projected when there are constraints."""
+def random_speeds(system, model, rng, batch, speed, state=None):
+    """A batch of ``state`` (default: the model's default state) with generalized speeds ~ N(0, speed^2),
+    projected when there are constraints."""
     import jax
     import jax.numpy as jnp
 
-    state = model.default_state()
+    state = model.default_state() if state is None else state
     u = jnp.asarray(speed * rng.normal(size=(batch, model.get_num_u())), state.u.dtype)
     states = jax.vmap(state.set_u)(u)
     if system.get_matter_subsystem().get_num_constraints():
@@ -139,7 +141,8 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
     set_view_hints(system, model)
     save_every = max(1, steps // max(1, n_frames))
     steps = (steps // save_every) * save_every
-    states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed)
+    start = imported.default_state(model) if getattr(imported, "contact", None) is not None else None  # on its floor
+    states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed, start)
     log(f"jaxbody demo --model: {system.get_matter_subsystem().get_num_bodies() - 1} bodies, "
         f"nq={model.get_num_q()}, nu={model.get_num_u()}, {n_decorations} decorations; {batch} lanes, "
         f"RK4 dt={dt:g} s x {steps} steps, float64, backend={jax.default_backend()}")

@@ -20,6 +20,8 @@ from jaxbody._api.system import (
     SimbodyMatterSubsystem,
 )
 from jaxbody._math.spatial import Transform
+from jaxbody.errors import InvalidArgument
+from jaxbody.io.engine_coordinates import EngineJoint, from_jaxbody, to_jaxbody
 
 #: The visual kinds an importer emits (``Visual.kind``).
 VISUAL_KINDS = ("sphere", "box", "cylinder", "capsule", "mesh")
@@ -103,7 +105,15 @@ class ImportedModel(CoordinateIndex):
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual;
     passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs, dampers and friction made from the file
     (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its
-    ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``).
+    ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``);
+    contact: the compliant contact made from the file's collision geometry (MJCF: jaxbody.io.mjcf_contact.MjcfContact,
+    URDF: jaxbody.io.urdf_collision.UrdfContact), None when there is none;
+    engine: "mujoco" (MJCF) or "pinocchio" (URDF): whose coordinates ``from_<engine>``/``to_<engine>`` convert;
+    engine_joints: the file's joints in that engine's vectors (jaxbody.io.engine_coordinates); default_q: the
+    file's default jaxbody q (MJCF: MuJoCo's qpos0; URDF: zero moved inside each joint's limits), None = the
+    Model's; keyframes: MJCF ``<key>`` name (or "key<i>") -> Keyframe (MuJoCo's time, qpos, qvel);
+    actuators: MJCF: the handle of the model's actuators (jaxbody.io.mjcf_actuators; None without any), whose
+    controls are MuJoCo's ctrl.
     """
 
     system: MultibodySystem
@@ -121,6 +131,72 @@ class ImportedModel(CoordinateIndex):
     friction: dict[str, float] = dataclasses.field(default_factory=dict)
     passive_forces: dict[str, list[ForceHandle]] = dataclasses.field(default_factory=dict)
     limit_stops: dict[str, ForceHandle] = dataclasses.field(default_factory=dict)
+    contact: object = None
+    engine: str = ""
+    engine_joints: tuple[EngineJoint, ...] = ()
+    default_q: np.ndarray | None = None
+    keyframes: dict[str, "Keyframe"] = dataclasses.field(default_factory=dict)
+    actuators: ForceHandle | None = None
+
+    def _model(self, model):
+        return self.system.realize_topology() if model is None else model
+
+    def default_state(self, model=None):
+        """``model.default_state()`` (model: this system's Model; None: ``system.realize_topology()``) with q at
+        the file's default (``default_q``): MuJoCo's qpos0 for MJCF, zero moved inside the joint limits for URDF.
+        Host-side; cost: one State."""
+        state = self._model(model).default_state()
+        return state if self.default_q is None else state.set_q(self.default_q)
+
+    def keyframe(self, name: str, model=None):
+        """The State of MJCF ``<key name=...>``: its time, qpos and qvel in jaxbody's t, q, u (model as in
+        ``default_state``). Raises InvalidArgument naming the known keyframes for an unknown name."""
+        if name not in self.keyframes:
+            raise InvalidArgument(f"keyframe {name!r}: the file has {sorted(self.keyframes) or 'no keyframes'}")
+        key = self.keyframes[name]
+        q, u = self._convert_in("mujoco", key.qpos, key.qvel)
+        return self.default_state(model).set_time(key.time).set_q(q).set_u(u)
+
+    def _convert_in(self, engine, positions, velocities):
+        if self.engine != engine:
+            raise InvalidArgument(f"from_{engine}: this model was read for {self.engine or 'no engine'}; use "
+                                  f"from_{self.engine}" if self.engine else f"from_{engine}: no engine coordinates")
+        return to_jaxbody(self.coordinates, self.engine_joints, self.matter.get_total_q_alloc(),
+                          self.matter.get_num_mobilities(), engine, positions, velocities)
+
+    def _convert_out(self, engine, state):
+        if self.engine != engine:
+            raise InvalidArgument(f"to_{engine}: this model was read for {self.engine or 'no engine'}; use "
+                                  f"to_{self.engine}" if self.engine else f"to_{engine}: no engine coordinates")
+        return from_jaxbody(self.coordinates, self.engine_joints, self.matter.get_total_q_alloc(),
+                            self.matter.get_num_mobilities(), engine, state.q, state.u)
+
+    def from_mujoco(self, qpos, qvel=None):
+        """(q, u) of jaxbody from MuJoCo's qpos (..., nq) and qvel (..., nv) (None: zero), for a model read by
+        load_mjcf; batched, jit/vmap/grad-able; conventions: jaxbody.io.engine_coordinates. Set them with
+        ``state.set_q(q).set_u(u)`` (or under ``jax.vmap`` for a batch)."""
+        return self._convert_in("mujoco", qpos, qvel)
+
+    def to_mujoco(self, state):
+        """(qpos, qvel) of MuJoCo from a State (or a batch of States: leading dims of q and u kept)."""
+        return self._convert_out("mujoco", state)
+
+    def from_pinocchio(self, q, v=None):
+        """(q, u) of jaxbody from Pinocchio's q (..., nq) and v (..., nv) (None: zero), for a model read by
+        load_urdf; batched, jit/vmap/grad-able; conventions: jaxbody.io.engine_coordinates."""
+        return self._convert_in("pinocchio", q, v)
+
+    def to_pinocchio(self, state):
+        """(q, v) of Pinocchio from a State (or a batch of States: leading dims of q and u kept)."""
+        return self._convert_out("pinocchio", state)
+
+
+class Keyframe(NamedTuple):
+    """An MJCF ``<key>``: time (s), qpos (nq,) and qvel (nv,) in MuJoCo's coordinates (numpy)."""
+
+    time: float
+    qpos: np.ndarray
+    qvel: np.ndarray
 
 
 def homogeneous(R, p) -> np.ndarray:

@@ -25,6 +25,13 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities).
+* Contact (``contact=True``; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become compliant
+  ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule.
+* ``ImportedModel.default_state`` is MuJoCo's qpos0 (a free joint at its body's pose in the file), ``keyframe(name)``
+  a ``<key>``'s time, qpos and qvel; ``from_mujoco``/``to_mujoco`` convert (jaxbody.io.engine_coordinates).
+* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints
+  and fixed tendons) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
+  State's controls are MuJoCo's ctrl, its z (after any earlier elements') MuJoCo's act.
 """
 
 from __future__ import annotations
@@ -56,8 +63,12 @@ from jaxbody.io._passive import (
     check_friction_options,
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
+from jaxbody.io.mjcf_actuators import add_mjcf_actuators
+from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
+from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
-from jaxbody.io.mjcf_parts import mjcf_visuals, names
+from jaxbody.io.engine_coordinates import to_jaxbody
+from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names
 from jaxbody.io.mjcf_passive import add_mjcf_passive
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
@@ -80,6 +91,7 @@ def _compile(path_or_string):
 def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
+              contact: bool = False, contact_transition_velocity: float = CONTACT_TRANSITION_VELOCITY,
               ) -> ImportedModel:
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
@@ -88,6 +100,10 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     friction: "smooth" (default): joint ``frictionloss`` F becomes ``Force.MobilitySmoothCoulombFriction``,
     ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
     out with a warning naming the joints (MuJoCo's frictionloss is a constraint; see jaxbody.io._passive).
+
+    contact: True: the geoms of MuJoCo's contact pairs become compliant contact surfaces (``ImportedModel.contact``,
+    jaxbody.io.mjcf_contact; friction transition velocity ``contact_transition_velocity``, m/s); False (the
+    default, as before contact existed): none.
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
     naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints
@@ -150,11 +166,18 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         system.set_up_direction(up_direction_against(gravity))
     passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
                                       limit_time_constant, limit_dissipation, friction, friction_transition_velocity)
+    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
+    contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
+        mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
+        contact_transition_velocity) if contact else None
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     for j, name in enumerate(joint_names):
         if name in armature:
             coordinates[name].mobilized_body.set_default_armature(_joint_armature(m, j))
+    engine_joints = mujoco_joints(m, joint_names)
+    default_q = np.asarray(to_jaxbody(coordinates, engine_joints, matter.get_total_q_alloc(),
+                                      matter.get_num_mobilities(), "mujoco", np.array(m.qpos0))[0])
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies,
         frames={body_names[b]: Frame(mobods[b], Transform()) for b in range(m.nbody)}, coordinates=coordinates,
@@ -163,7 +186,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
         friction={n: float(m.dof_frictionloss[d]) for n, d in dof.items() if m.dof_frictionloss[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
-        passive_forces=passive, limit_stops=stops,
+        passive_forces=passive, limit_stops=stops, contact=contact_model,
+        engine="mujoco", engine_joints=engine_joints,
+        default_q=default_q, keyframes=keyframes(mujoco, m), actuators=actuators,
     )
 
 

@@ -1,11 +1,13 @@
-"""Pieces of load_mjcf: names and geoms as visuals (compiled MjModel arrays; equalities: jaxbody.io.mjcf_equalities)."""
+"""Pieces of load_mjcf: names, geoms as visuals, the joints in MuJoCo's qpos/qvel and the keyframes (compiled MjModel
+arrays; equalities: jaxbody.io.mjcf_equalities)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from jaxbody.io._frames import quaternion_matrix
-from jaxbody.io.imported import Visual, homogeneous
+from jaxbody.io.engine_coordinates import EngineJoint
+from jaxbody.io.imported import Keyframe, Visual, homogeneous
 
 #: MuJoCo geom type -> Visual kind (planes, height fields and ellipsoids are not drawn)
 _GEOM_KINDS = {2: "sphere", 3: "capsule", 5: "cylinder", 6: "box", 7: "mesh"}
@@ -30,3 +32,19 @@ def mjcf_visuals(mujoco, m, body_names) -> list[Visual]:
         X_BV = homogeneous(quaternion_matrix(m.geom_quat[g]), m.geom_pos[g])
         visuals.append(Visual(body_names[m.geom_bodyid[g]], X_BV, kind, size, mesh, np.array(m.geom_rgba[g])))
     return visuals
+
+
+_ENGINE_KINDS = {0: "mujoco_free", 1: "mujoco_ball", 2: "scalar", 3: "scalar"}
+
+
+def mujoco_joints(m, joint_names) -> tuple[EngineJoint, ...]:
+    """Each joint's place in MuJoCo's qpos and qvel (jaxbody.io.engine_coordinates)."""
+    return tuple(EngineJoint(joint_names[j], _ENGINE_KINDS[int(m.jnt_type[j])], int(m.jnt_qposadr[j]),
+                             int(m.jnt_dofadr[j])) for j in range(m.njnt))
+
+
+def keyframes(mujoco, m) -> dict[str, Keyframe]:
+    """The ``<keyframe>`` s by name ("key<i>" when unnamed): MuJoCo's compiled key_time, key_qpos, key_qvel."""
+    return {names(mujoco, m, mujoco.mjtObj.mjOBJ_KEY, m.nkey, "key")[k]:
+            Keyframe(float(m.key_time[k]), np.array(m.key_qpos[k], dtype=float), np.array(m.key_qvel[k], dtype=float))
+            for k in range(m.nkey)}

@@ -17,8 +17,9 @@ body-fixed X-Y-Z angles, as OpenSim's coordinates). A locked coordinate is held 
 ``jb.Constraint.ConstantCoordinate`` named ``"<coordinate>/locked"`` (OpenSim: a Simbody PrescribedMotion to a
 constant, same equation ``q - value``); these come first in ``constraints``, in joint order, then the
 ConstraintSet's, which is OpenSim's constraint (QErr) order. Clamped is metadata only; prescribed coordinates
-are imported free, with a warning. The default State (``ImportedOsim.default_state``) has the default values
-and speeds but, unlike OpenSim's initSystem, is not assembled: call ``system.project`` for that.
+are imported free, with a warning. A clamped coordinate whose default value is outside its range is refused, as
+OpenSim refuses it. ``ImportedOsim.default_state`` is initSystem's State: default values and speeds, assembled
+(projected onto the constraints); ``from_opensim``/``to_opensim`` convert coordinate values and speeds by name.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_forces import ForceContext, add_forces
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
-from jaxbody.io.osim_joints import CoordinateInfo, add_joint
+from jaxbody.io.osim_joints import CoordinateInfo, add_joint, coordinate_elements
 from jaxbody.io.osim_paths import force_paths
 from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
@@ -58,6 +59,7 @@ from jaxbody.io.osim_xml import (
 
 #: OpenSim's default gravity (m/s^2).
 DEFAULT_GRAVITY = (0.0, -9.80665, 0.0)
+_SQRT_EPS = float(np.sqrt(np.finfo(float).eps))
 
 GEOMETRY = {"Mesh": "mesh_file", "Sphere": "radius", "Cylinder": "radius", "Brick": "half_lengths",
             "Ellipsoid": "radii", "Cone": "base_radius"}
@@ -106,19 +108,64 @@ class ImportedOsim(CoordinateIndex):
     disabled_forces: list = dataclasses.field(default_factory=list)
     paths: dict = dataclasses.field(default_factory=dict)
 
-    def default_state(self, model):
-        """``model.default_state()`` with every coordinate at its default value and speed (not assembled) and the
-        forces OpenSim does not apply (``appliesForce`` false; ``disabled_forces``) disabled."""
-        state = model.default_state()
+    def _model(self, model):
+        return self.system.realize_topology() if model is None else model
+
+    def default_state(self, model=None, assemble: bool = True):
+        """The State OpenSim's ``initSystem`` returns: every coordinate at its default value and speed, then
+        (``assemble``) the constraints (locks and the ConstraintSet) satisfied by ``model.project`` to 1e-10, the
+        assembly OpenSim does (its AssemblySolver keeps the coordinates nearest their defaults; the projection
+        takes the weighted least-squares step from them, the same point to first order). model: this system's
+        Model (None: ``system.realize_topology()``). Host-side: one projection when the ConstraintSet is not
+        empty (locked coordinates already hold at their default values, as in OpenSim, which then projects
+        only)."""
+        model = self._model(model)
+        q, u = self.from_opensim({}, model=model)
+        state = model.default_state().set_q(q).set_u(u)
+        for name in self.disabled_forces:  # appliesForce false: built, disabled in the State as OpenSim does
+            state = self.forces_by_name[name].set_disabled(state)
+        if assemble and any(not n.endswith("/locked") for n in self.constraints):  # locks hold at the defaults
+            state, _ = model.project(state, accuracy=1e-10)
+        return state
+
+    def from_opensim(self, values, speeds=None, model=None):
+        """(q, u) of jaxbody from OpenSim coordinate values (rad or m) and speeds by coordinate name: each a
+        mapping name -> value (scalars or arrays with the same leading batch shape; a coordinate not named keeps
+        its default value or speed) or an array (..., n) in ``coordinate_info`` order. OpenSim's coordinates are
+        jaxbody's q and u entries (Euler-angle mode), so this is a scatter: batched, jit/vmap/grad-able.
+        model: as in ``default_state``; raises InvalidArgument for an unknown name or a wrong last dimension."""
         names = list(self.coordinate_info)
+        base = self._model(model).default_state()
         qi = np.array([self.q_index(n) for n in names], dtype=int)
         ui = np.array([self.u_index(n) for n in names], dtype=int)
-        q = state.q.at[qi].set(jnp.asarray([self.coordinate_info[n].default_value for n in names], state.q.dtype))
-        u = state.u.at[ui].set(jnp.asarray([self.coordinate_info[n].default_speed for n in names], state.u.dtype))
-        state = state.set_q(q).set_u(u)
-        for name in self.disabled_forces:
-            state = self.forces_by_name[name].set_disabled(state)
-        return state
+        v = self._by_name(values, "values", [self.coordinate_info[n].default_value for n in names])
+        w = self._by_name({} if speeds is None else speeds, "speeds",
+                          [self.coordinate_info[n].default_speed for n in names])
+        batch = jnp.broadcast_shapes(v.shape[:-1], w.shape[:-1])
+        q = jnp.broadcast_to(base.q, batch + base.q.shape).at[..., qi].set(v.astype(base.q.dtype))
+        u = jnp.broadcast_to(base.u, batch + base.u.shape).at[..., ui].set(w.astype(base.u.dtype))
+        return q, u
+
+    def _by_name(self, given, what, defaults):
+        names = list(self.coordinate_info)
+        if not isinstance(given, dict):
+            given = jnp.asarray(given)
+            if given.ndim < 1 or given.shape[-1] != len(names):
+                raise InvalidArgument(f"from_opensim: {what} must be a mapping by coordinate name or an array "
+                                      f"(..., {len(names)}) in coordinate_info order; got shape {given.shape}")
+            return given
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise InvalidArgument(f"from_opensim: {what} name unknown coordinates {unknown}; the model has {names}")
+        columns = [jnp.asarray(given.get(n, d)) for n, d in zip(names, defaults)]
+        batch = jnp.broadcast_shapes(*(c.shape for c in columns))
+        return jnp.stack([jnp.broadcast_to(c, batch) for c in columns], -1)
+
+    def to_opensim(self, state):
+        """(values, speeds): dicts coordinate name -> OpenSim's value and speed in ``state`` (a State or a batch
+        of States: leading dims of q and u kept)."""
+        return ({n: state.q[..., self.q_index(n)] for n in self.coordinate_info},
+                {n: state.u[..., self.u_index(n)] for n in self.coordinate_info})
 
 
 def _rigid_body(doc: OsimDocument, element) -> Body:
@@ -132,6 +179,17 @@ def _rigid_body(doc: OsimDocument, element) -> Body:
         return Body.Rigid(MassProperties.from_central_inertia(mass, com, Inertia(*inertia)))
     except (InvalidArgument, InvalidInertia) as e:
         raise element_error(doc, element, owner, str(e)) from None
+
+
+def _check_clamped(doc: OsimDocument, joint, coords):
+    """OpenSim's Coordinate::extendFinalizeFromProperties: a clamped coordinate's default value lies in its range
+    (within sqrt(machine epsilon))."""
+    for c in coords:
+        lo, hi = c.range
+        if c.clamped and not lo - _SQRT_EPS < c.default_value < hi + _SQRT_EPS:
+            raise element_error(doc, coordinate_elements(joint).get(c.name, joint), f"Coordinate {c.name!r}",
+                                f"clamped, but its default_value {c.default_value} is outside its range [{lo}, {hi}] "
+                                f"(OpenSim refuses this model too)")
 
 
 def _lock(c: CoordinateInfo) -> Constraint:
@@ -191,6 +249,7 @@ def load_osim(path) -> ImportedOsim:
             mobods[body_path] = mobod
             coordinates.update((c.name, c) for c in coords)
             constraints.update((f"{c.name}/locked", _lock(c)) for c in coords if c.locked)
+            _check_clamped(doc, joint, coords)
         if len(left) == len(pending):
             raise element_error(doc, left[0], f"{left[0].tag} {left[0].get('name')!r}",
                                 "its parent frame's body is not connected to ground through joints")

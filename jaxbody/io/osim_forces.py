@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 
-from jaxbody.io import osim_actuators, osim_muscles
+from jaxbody.io import osim_actuators, osim_contact, osim_muscles
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
 from jaxbody.io.osim_xml import flag, objects
 
@@ -23,6 +23,7 @@ from jaxbody.io.osim_xml import flag, objects
 FORCE_BUILDERS = {
     **osim_actuators.BUILDERS,
     **osim_muscles.BUILDERS,
+    **osim_contact.BUILDERS,
 }
 
 #: Model sets whose elements jaxbody does not import; each is listed by name and type in the warning.

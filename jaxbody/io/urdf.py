@@ -19,6 +19,10 @@ Mapping (checked against Pinocchio in tests/io/test_urdf.py):
   ``Force.MobilityLinearStop`` (also kept as metadata: ``joint_limits``, ``damping``); ``<dynamics friction>``
   -> ``Force.MobilitySmoothCoulombFriction`` (``friction="smooth"``, the default; metadata ``friction``) or a
   warning (``friction="ignore"``) (jaxbody.io.urdf_passive). Meshes are kept as visuals.
+* ``<collision>`` -> compliant contact surfaces with ``collision=True`` (jaxbody.io.urdf_collision).
+* ``ImportedModel.from_pinocchio``/``to_pinocchio`` convert Pinocchio's (q, v) (jaxbody.io.engine_coordinates;
+  joint order: jaxbody.io.urdf_states); ``default_state`` is zero with joints whose limits exclude zero at their
+  nearest limit (a warning names them).
 """
 
 from __future__ import annotations
@@ -48,8 +52,10 @@ from jaxbody.io._passive import (
     check_friction_options,
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
+from jaxbody.io.urdf_collision import add_urdf_collision
 from jaxbody.io.urdf_parse import check_rotational_inertia, parse_urdf
 from jaxbody.io.urdf_passive import add_urdf_passive, check_limits
+from jaxbody.io.urdf_states import default_q, pinocchio_joints
 from jaxbody.io.urdf_visuals import urdf_visuals
 
 _Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
@@ -73,6 +79,8 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
               gravity=(0.0, 0.0, -9.81), joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
+              collision: bool = False, contact_material=None, self_collision: bool = False,
+              collision_mesh: str = "convex_hull", package_dirs=(),
               ) -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
@@ -83,6 +91,10 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     friction: "smooth" (default): ``<dynamics friction="F">`` becomes ``Force.MobilitySmoothCoulombFriction``,
     ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
     out with a warning naming the joints (see jaxbody.io._passive).
+    collision: each link's ``<collision>`` becomes a compliant contact surface (``ImportedModel.contact``,
+    jaxbody.io.urdf_collision) of ``contact_material`` (a jb.ContactMaterial); ``self_collision``: the robot's
+    surfaces touch each other (not a joint's parent and child), else only surfaces users add; meshes as
+    ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names.
     Raises InvalidArgument naming the element and line for an unknown joint type, an unknown parent or child
     link, a link with two parents, a loop, a moving link whose subtree has no mass, a bad mimic, or a
     ``<limit>`` with lower > upper (naming the file too); and for a ``friction`` mode not in ("smooth",
@@ -155,13 +167,20 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
         system.set_up_direction(up_direction_against(gravity))
     passive, stops = add_urdf_passive(forces, root, links, joints, coordinates, joint_limits, limit_time_constant,
                                       limit_dissipation, friction, friction_transition_velocity)
+    contact = add_urdf_collision(  # jaxbody.io.urdf_collision
+        system, root_node, bodies, host, X_host, joints, contact_material, self_collision, collision_mesh,
+        None if text is path_or_string else os.path.dirname(os.path.abspath(os.fspath(path_or_string))),
+        tuple(package_dirs)) if collision else None
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
         constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},
         damping={j.name: j.damping for j in joints if j.damping != 0},
         friction={j.name: j.friction for j in joints if j.friction != 0},
         armature={}, gravity=gravity, visuals=urdf_visuals(root_node, host, X_host),
-        passive_forces=passive, limit_stops=stops,
+        passive_forces=passive, limit_stops=stops, contact=contact,
+        engine="pinocchio",
+        engine_joints=pinocchio_joints(root, joints, floating_base),
+        default_q=default_q(coordinates, joints, matter.get_total_q_alloc()),
     )
 
 

@@ -5,8 +5,8 @@ Reference: tests/io/golden/mujoco_*.npz from tests/io/generate_urdf_mjcf_golden.
 jaxbody adds it to M's diagonal as MuJoCo does). M vs mj_fullM, unconstrained udot vs mj_forward's qacc (constraints, contacts, springs,
 dampers, actuation disabled; jaxbody's springs and dampers switched off per State and its limit stops not
 loaded: tests/io/test_io_passive.py compares those) and every body pose vs xpos/xmat, to 1e-10 relative, after jaxbody.io.mjcf's
-coordinate map (free: q = (quaternion, position), u = (w, v) in Ground vs qvel = (v, R^T w); ball: qvel =
-R_FM^T u; accelerations map exactly as velocities).
+coordinate map, ``imported.from_mujoco`` (free: q = (quaternion, position), u = (w, v) in Ground vs qvel = (v, R^T w);
+ball: qvel = R_FM^T u; accelerations map exactly as velocities).
 
 MuJoCo's equalities are soft (solref/solimp: they are only approximately satisfied in a simulation) while
 jaxbody's are exact, so for them we compare what both define the same way: the residuals at MuJoCo's own
@@ -30,32 +30,15 @@ pytest.importorskip("mujoco", reason="load_mjcf parses with MuJoCo's compiler (e
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "models")
-FREE, BALL = 0, 1
 
 
-def quaternion_matrix(w, x, y, z):
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def coordinate_map(imported, g, qpos):
-    """(q_jb, T): jaxbody q of MuJoCo's qpos, and qvel = T u_jb (also qacc = T udot_jb)."""
-    nv = len(g["jnt_dofadr"]) and g["M"].shape[-1]
-    q_jb, T = np.zeros(len(qpos)), np.zeros((nv, nv))
-    for name, jtype, a, d in zip(g["joint_names"], g["jnt_type"], g["jnt_qposadr"], g["jnt_dofadr"]):
-        c = imported.coordinates[str(name)]
-        jq, ju = c.mobilized_body.get_first_q_index() + c.q_index, c.mobilized_body.get_first_u_index()
-        if jtype == FREE:
-            q_jb[jq:jq + 4], q_jb[jq + 4:jq + 7] = qpos[a + 3:a + 7], qpos[a:a + 3]
-            R = quaternion_matrix(*qpos[a + 3:a + 7] / np.linalg.norm(qpos[a + 3:a + 7]))
-            T[d:d + 3, ju + 3:ju + 6], T[d + 3:d + 6, ju:ju + 3] = np.eye(3), R.T
-        elif jtype == BALL:
-            q_jb[jq:jq + 4] = qpos[a:a + 4]
-            T[d:d + 3, ju:ju + 3] = quaternion_matrix(*qpos[a:a + 4] / np.linalg.norm(qpos[a:a + 4])).T
-        else:
-            q_jb[jq], T[d, ju] = qpos[a], 1.0
-    return q_jb, T
+def coordinate_map(imported, model, qpos, qvel):
+    """(q, u, T) of MuJoCo's (qpos, qvel) batch by the public converter ``imported.from_mujoco``, with T its
+    Jacobian qvel = T u (also qacc = T udot) from ``to_mujoco`` (see jaxbody.io.engine_coordinates)."""
+    q, u = imported.from_mujoco(qpos, qvel)
+    s0 = model.default_state()
+    T = jax.vmap(lambda q, u: jax.jacfwd(lambda u: imported.to_mujoco(s0.set_q(q).set_u(u))[1])(u))(q, u)
+    return np.asarray(q), np.asarray(u), np.asarray(T)
 
 
 def load(file):
@@ -84,8 +67,7 @@ def build(stem):
         perr = {n: c.get_position_errors_as_vector(s) for n, c in imported.constraints.items()}
         return model.calc_m(s), udot, jax.numpy.stack([x.R for x in X]), jax.numpy.stack([x.p for x in X]), perr
 
-    q, T = (np.array(x) for x in zip(*[coordinate_map(imported, g, qpos) for qpos in g["qpos"]]))
-    u = np.linalg.solve(T, g["qvel"][..., None])[..., 0]
+    q, u, T = coordinate_map(imported, model, g["qpos"], g["qvel"])
     tau = np.einsum("kij,ki->kj", T, g["tau"])
     M, udot, R, p, perr = evaluate(q, u, tau)
     return {"g": g, "T": T, "M": M, "udot": udot, "R": R, "p": p, "perr": perr, "imported": imported, "model": model}
@@ -136,8 +118,8 @@ def test_equalities_hold_at_qpos0_and_after_project(equalities):
     """MuJoCo's compiler defines connect anchors and the weld's relative pose at qpos0: jaxbody's errors vanish there;
     from a perturbed state, ``system.project`` restores all three to 1e-10."""
     imported, model, g = equalities
-    q0, _ = coordinate_map(imported, g, g["qpos0"])
-    state = model.default_state().set_q(q0)
+    state = imported.default_state(model)     # MuJoCo's qpos0
+    q0 = np.asarray(state.q)
     errors = lambda s: np.concatenate([np.asarray(c.get_position_errors_as_vector(model.realize(s, jb.Stage.Position)))
                                        for c in imported.constraints.values()])
     assert len(errors(state)) == 3 + 6 + 1

@@ -28,32 +28,14 @@ from jaxbody.io._passive import FRICTION_TRANSITION_VELOCITY, LIMIT_DISSIPATION,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "models")
-FREE, BALL = 0, 1
 
 
-def quaternion_matrix(q):
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def coordinate_map(imported, g, qpos):
-    """(q_jb, T): jaxbody q of MuJoCo's qpos and qvel = T u (jaxbody.io.mjcf's map; see test_io_mjcf.py)."""
-    nv = int(g["nv"])
-    q_jb, T = np.zeros(len(qpos)), np.zeros((nv, nv))
-    for name, jtype, a, d in zip(g["joint_names"], g["jnt_type"], g["jnt_qposadr"], g["jnt_dofadr"]):
-        c = imported.coordinates[str(name)]
-        jq, ju = c.mobilized_body.get_first_q_index() + c.q_index, c.mobilized_body.get_first_u_index()
-        if jtype == FREE:
-            q_jb[jq:jq + 4], q_jb[jq + 4:jq + 7] = qpos[a + 3:a + 7], qpos[a:a + 3]
-            T[d:d + 3, ju + 3:ju + 6], T[d + 3:d + 6, ju:ju + 3] = np.eye(3), quaternion_matrix(qpos[a + 3:a + 7]).T
-        elif jtype == BALL:
-            q_jb[jq:jq + 4] = qpos[a:a + 4]
-            T[d:d + 3, ju:ju + 3] = quaternion_matrix(qpos[a:a + 4]).T
-        else:
-            q_jb[jq], T[d, ju] = qpos[a], 1.0
-    return q_jb, T
+def coordinate_map(imported, model, qpos, qvel):
+    """(q, u, T): ``imported.from_mujoco`` of a batch, and qvel = T u from ``to_mujoco``'s Jacobian."""
+    q, u = imported.from_mujoco(qpos, qvel)
+    s0 = model.default_state()
+    T = jax.vmap(lambda q, u: jax.jacfwd(lambda u: imported.to_mujoco(s0.set_q(q).set_u(u))[1])(u))(q, u)
+    return np.asarray(q), np.asarray(u), np.asarray(T)
 
 
 def load(loader, path, **kwargs):
@@ -77,8 +59,7 @@ def against_mujoco(stem, xml=None):
         udot, _ = model.calc_acceleration_ignoring_constraints(s, s.dynamics.mobility_forces, s.dynamics.body_forces)
         return udot, model.calc_force_contributions_sum(s, passive)[1]
 
-    q, T = (np.array(x) for x in zip(*[coordinate_map(imported, g, qpos) for qpos in g["qpos"]]))
-    u = np.linalg.solve(T, g["qvel"][..., None])[..., 0]
+    q, u, T = coordinate_map(imported, model, g["qpos"], g["qvel"])
     udot, f = evaluate(q, u, np.einsum("kij,ki->kj", T, g["tau"]))   # forces: f_jb = T^T f_mj
     return g, np.einsum("kij,kj->ki", T, udot), np.linalg.solve(np.swapaxes(T, 1, 2), f[..., None])[..., 0]
 

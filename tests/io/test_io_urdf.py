@@ -2,8 +2,8 @@
 
 Reference: tests/io/golden/pinocchio_*.npz from tests/io/generate_urdf_mjcf_golden.py (pin.crba, pin.aba,
 pin.rnea, data.oMi at 10 random states). jaxbody's M, forward dynamics (udot, gravity and random tau),
-inverse dynamics and the joint frames X_GB equal Pinocchio's to 1e-10 relative after the coordinate map of
-jaxbody.io.urdf (a floating base: q = (quaternion w first, position), u = (w, v) in Ground, vs Pinocchio's
+inverse dynamics and the joint frames X_GB equal Pinocchio's to 1e-10 relative after the public coordinate map
+``ImportedModel.from_pinocchio`` (jaxbody.io.engine_coordinates; a floating base: q = (quaternion w first, position), u = (w, v) in Ground, vs Pinocchio's
 (position, quaternion x,y,z,w) and body-frame (v, w)). The Panda's mimic finger is a CoordinateCoupler;
 the comparison is of the tree (constraints ignored), as Pinocchio builds it without mimic.
 
@@ -30,29 +30,19 @@ CASES = [(f, b) for f in ("panda", "ur5_robot", "solo12", "human") for b in ("fi
 FILES = {"panda": "panda.urdf", "ur5_robot": "ur5_robot.urdf", "solo12": "solo12.urdf", "human": "human.urdf"}
 
 
-def quaternion_matrix(w, x, y, z):
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def coordinate_map(imported, golden, k):
-    """(q_jb, u_jb, T, bias) at golden state k: v_pin = T u_jb and d/dt v_pin = T udot_jb - bias."""
-    nq, nv = len(golden["q"][k]), len(golden["v"][k])
-    q_pin, v_pin = golden["q"][k], golden["v"][k]
-    q_jb, T, bias = np.zeros(nq), np.zeros((nv, nv)), np.zeros(nv)   # same sizes: no Euler-mode slots here
-    for name, iq, iv in zip(golden["joint_names"], golden["idx_q"], golden["idx_v"]):
-        c = imported.coordinates[str(name)]
-        jq, ju = c.mobilized_body.get_first_q_index() + c.q_index, c.mobilized_body.get_first_u_index()
-        if c.nq == 1:
-            q_jb[jq], T[iv, ju] = q_pin[iq], 1.0
-            continue
-        x, y, z, w = q_pin[iq + 3:iq + 7]
-        R = quaternion_matrix(w, x, y, z) / (w * w + x * x + y * y + z * z)
-        q_jb[jq:jq + 4], q_jb[jq + 4:jq + 7] = (w, x, y, z), q_pin[iq:iq + 3]
-        T[iv:iv + 3, ju + 3:ju + 6], T[iv + 3:iv + 6, ju:ju + 3] = R.T, R.T   # v_pin = (R^T v, R^T w)
-        bias[iv:iv + 3] = np.cross(v_pin[iv + 3:iv + 6], v_pin[iv:iv + 3])    # d/dt(R^T v) = R^T a - w x v
-    return q_jb, np.linalg.solve(T, v_pin), T, bias
+def coordinate_map(imported, model, golden):
+    """(q_jb, u_jb, T, bias) of the golden states by the public converter ``imported.from_pinocchio``, with T the
+    Jacobian of ``to_pinocchio``'s v in u: v_pin = T u_jb and d/dt v_pin = T udot_jb - bias (a free flyer's
+    d/dt(R^T v) = R^T a - w x (R^T v), body frame)."""
+    q, u = imported.from_pinocchio(golden["q"], golden["v"])
+    s0 = model.default_state()
+    T = jax.vmap(lambda q, u: jax.jacfwd(lambda u: imported.to_pinocchio(s0.set_q(q).set_u(u))[1])(u))(q, u)
+    v_pin, bias = golden["v"], np.zeros_like(golden["v"])
+    for e in imported.engine_joints:
+        if e.kind == "pinocchio_free":
+            d = e.v_adr
+            bias[:, d:d + 3] = np.cross(v_pin[:, d + 3:d + 6], v_pin[:, d:d + 3])
+    return np.asarray(q), np.asarray(u), np.asarray(T), bias
 
 
 def armature_in_u_order(imported, golden, nu):
@@ -94,8 +84,7 @@ def case(request):
         X = [b.get_body_transform(s) for b in mobods] + [f.mobilized_body.get_body_transform(s) * f.X_BF for f in frames]
         return model.calc_m(s), udot, residual, jnp.stack([x.R for x in X]), jnp.stack([x.p for x in X])
 
-    maps = [coordinate_map(imported, golden, k) for k in range(len(golden["q"]))]
-    q, u, T, bias = (np.array(x) for x in zip(*maps))
+    q, u, T, bias = coordinate_map(imported, model, golden)
     tau = np.einsum("kij,ki->kj", T, golden["tau"])                                    # tau_jb = T^T tau_pin
     udot_id = np.linalg.solve(T, (golden["a"] + bias)[..., None])[..., 0]
     M, udot, residual, R, p = evaluate(q, u, tau, udot_id)
