@@ -148,3 +148,13 @@ def test_report_needs_velocity_and_leaves_change_without_retracing():
     np.testing.assert_allclose(contact.get_transition_velocity(model), 0.001)
     slower = contact.set_transition_velocity_in(model, 0.01)
     np.testing.assert_allclose(contact.get_transition_velocity(slower), 0.01)
+
+
+def test_a_subsystem_without_surfaces_adds_nothing():
+    system, matter, tracker, contact = _setup()
+    _free(matter, "a")
+    model = system.realize_topology()
+    s = model.realize(model.default_state(), jb.Stage.Dynamics)
+    assert contact.get_num_contact_pairs(model) == 0
+    np.testing.assert_array_equal(s.dynamics.body_forces, 0.0)
+    assert contact.get_contact_forces(s, model).force_G.shape == (0, 3)
