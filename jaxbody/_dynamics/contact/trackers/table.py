@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from jaxbody._dynamics.contact.trackers import convex, cylinder, primitive
+from jaxbody._dynamics.contact.trackers import convex, cylinder, mesh, primitive
 
 class PairRule(NamedTuple):
     """How a pair kind is tracked (``track``, the signature above) and which force model acts on it."""
@@ -54,6 +54,9 @@ PAIR_TABLE: dict[tuple[str, str], PairRule] = {
     ("HalfSpace", "Cylinder"): PairRule(cylinder.half_space_cylinder, "point_penalty"),
     ("Cylinder", "Sphere"): PairRule(cylinder.cylinder_sphere, "hertz_elliptical"),
     ("Cylinder", "Capsule"): PairRule(cylinder.cylinder_capsule, "hertz_elliptical"),
+    ("HalfSpace", "TriangleMesh"): PairRule(mesh.half_space_triangle_mesh, "elastic_foundation"),
+    ("Sphere", "TriangleMesh"): PairRule(mesh.sphere_triangle_mesh, "elastic_foundation"),
+    ("TriangleMesh", "TriangleMesh"): PairRule(mesh.triangle_mesh_triangle_mesh, "elastic_foundation"),
 }
 
 
