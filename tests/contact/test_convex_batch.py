@@ -56,19 +56,21 @@ def test_distance_gradient_matches_central_differences(kinds):
     """d(distance)/d(p1, p2, rotation of 2, mesh vertices) at separated and penetrating golden poses."""
     cases = [c for c in GOLDEN["cases"] if (c["A"], c["B"]) == kinds and c["regime"] in ("separated", "deep")]
     ka, kb = kinds
+
+    def distance(x, R1, R2):
+        w = x["w"]
+        R = jax.scipy.linalg.expm(jnp.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]]))
+        A = shape(ka, R1, x["p1"], vertices=x["v"])
+        return convex.signed_distance(A, shape(kb, R @ R2, x["p2"], second=True)).distance
+
+    jvp = jax.jit(lambda x, d, R1, R2: jax.jvp(lambda x: distance(x, R1, R2), (x,), (d,))[1])
+    value = jax.jit(distance)
     for c in cases:
         R1, p1, R2, p2 = (jnp.asarray(c[k]) for k in ("R1", "p1", "R2", "p2"))
-
-        def distance(x):
-            R = jax.scipy.linalg.expm(jnp.array([[0, -x["w"][2], x["w"][1]], [x["w"][2], 0, -x["w"][0]], [-x["w"][1], x["w"][0], 0]]))
-            A = shape(ka, R1, x["p1"], vertices=x["v"])
-            return convex.signed_distance(A, shape(kb, R @ R2, x["p2"], second=True)).distance
-
         x = {"p1": p1, "p2": p2, "w": jnp.zeros(3), "v": jnp.asarray(MESH_V)}
         direction = jax.tree_util.tree_map(lambda a: jnp.asarray(np.random.default_rng(5).normal(size=a.shape)), x)
-        ad = jax.jit(lambda x, d: jax.jvp(distance, (x,), (d,))[1])(x, direction)
-        distance = jax.jit(distance)
-        fd = central_difference(distance, x, 1e-7, direction)
+        ad = jvp(x, direction, R1, R2)
+        fd = central_difference(lambda x: value(x, R1, R2), x, 1e-7, direction)
         assert abs(float(ad) - float(fd)) <= 1e-6 * max(1.0, abs(float(fd))), (kinds, c["regime"], float(ad), float(fd))
 
 
