@@ -1,7 +1,8 @@
 """Convex tracker: jit + vmap over 1024 random poses against single evaluations, NaN isolation, gradients of the
 signed distance against central differences (generic poses: separated and penetrating), and the pair table's
-route through the CompliantContactSubsystem (a convex mesh and a box on a box floor: penalty force k x along
-the tracker's normal, forces summing to zero over the bodies, jit and grad through realize).
+route through the CompliantContactSubsystem (a convex mesh and a box on a box floor: penalty force k x per
+vertex under the floor, forces summing to zero over the bodies, jit and grad through realize; a box lying flat
+rests on four corners).
 """
 
 import jax
@@ -109,8 +110,23 @@ def test_table_route_penalty_forces():
 
     F = np.asarray(forces(q))
     k = 0.5e6  # two equal penalty stiffnesses in series
-    for body, d in zip((1, 2), depth):
-        np.testing.assert_allclose(F[body, 1], [0.0, k * d, 0.0], rtol=1e-9, atol=1e-6)
+    corners = np.array([[i, j, l] for i in (-1, 1) for j in (-1, 1) for l in (-1, 1)]) * [0.1, 0.06, 0.08]
+    for body, vertices, Ri, yl, d in zip((1, 2), (MESH_V, corners), R, y_low, depth):
+        below = np.maximum(0.0, -(vertices @ Ri.T)[:, 1] - (yl - d))  # every vertex under the floor pushes
+        np.testing.assert_allclose(F[body, 1], [0.0, k * below.sum(), 0.0], rtol=1e-9, atol=1e-6)
     np.testing.assert_allclose(F[:, 1].sum(0), 0.0, atol=1e-9)
     g = jax.grad(lambda q: forces(q)[1, 1, 1])(q)
-    assert abs(float(g[5]) + k) <= 1e-6 * k  # d(force_y)/d(y) = -k on the mesh body
+    n_below = np.sum(-(MESH_V @ R[0].T)[:, 1] > y_low[0] - depth[0])
+    assert abs(float(g[5]) + k * n_below) <= 1e-6 * k  # d(force_y)/d(y) = -k per vertex under the floor
+
+
+def test_flat_box_rests_on_its_four_corners():
+    """A box lying on the floor box: four corner points (the vertex manifold), force 4 k d, no torque."""
+    model, _ = _floor_model()
+    d = 0.001
+    q_mesh = jnp.asarray([1.0, 0, 0, 0, -0.6, 1.0, 0.1])  # the mesh body far above the floor
+    q_box = jnp.asarray([1.0, 0, 0, 0, 0.6, 0.06 - d, 0.1])
+    s = model.default_state().set_q(jnp.concatenate([q_mesh, q_box]))
+    F = np.asarray(jax.jit(lambda s: model.realize(s, jb.Stage.Dynamics).dynamics.body_forces)(s))
+    np.testing.assert_allclose(F[2], [[0.0, 0.0, 0.0], [0.0, 4 * 0.5e6 * d, 0.0]], atol=1e-9)
+    np.testing.assert_allclose(F[1], 0.0, atol=0)
