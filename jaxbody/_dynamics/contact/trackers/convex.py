@@ -21,6 +21,9 @@ feature is not unique (face on face, edge parallel to face) the witness points a
 Cores closer than 1e-12 m take the best separating axis as normal. The gradients are those of the active
 feature pair / axis (exact away from switches between them).
 
+Pair-table trackers: ``convex_pair`` (a polytope against a sphere or capsule: one point) and ``polytope_pair``
+(two polytopes: ``polytope_manifold``, every vertex inside the other body a point, so resting faces are stable).
+
 This replaces MJX's GJK/EPA (iterative, tolerance ~1e-6 in its float32 setting) for these pairs; ellipsoids and
 cylinders (curved, no finite candidate axis set) are not handled here.
 """
