@@ -17,6 +17,7 @@ from mesh_models import MODELS, read_obj
 from test_mesh_golden import GOLDEN
 
 import jaxbody as jb
+from jaxbody._dynamics.contact import shapes
 from jaxbody._dynamics.contact.trackers import mesh
 
 K, C = 2.0e8, 0.7
@@ -72,8 +73,8 @@ def test_mesh_mesh_patch_area_rule_and_gradients():
     """Simbody's shared patch: each side's active areas scaled so that both sum to (A1 + A2) / 4."""
     other = GOLDEN["mesh"]
     v2, f2 = read_obj(os.path.join(MODELS, "icosphere_r0.12.obj"))
-    m1 = jb._dynamics.contact.shapes.TriangleMesh(jnp.asarray(V)[None], tuple(map(tuple, F.tolist())))
-    m2 = jb._dynamics.contact.shapes.TriangleMesh(jnp.asarray(v2)[None], tuple(map(tuple, f2.tolist())))
+    m1 = shapes.TriangleMesh(jnp.asarray(V)[None], tuple(map(tuple, F.tolist())))
+    m2 = shapes.TriangleMesh(jnp.asarray(v2)[None], tuple(map(tuple, f2.tolist())))
     R2, p2 = jnp.asarray(other["R_GO"])[None], jnp.asarray(other["location"])[None]
     case = GOLDEN["mesh"]["cases"][0]
     R_BM, p_BM = np.asarray(GOLDEN["mesh_R_BM"]), np.asarray(GOLDEN["mesh_location"])
