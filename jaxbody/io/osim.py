@@ -48,6 +48,7 @@ from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
     element_error,
+    make_names_unique,
     numbers,
     objects,
     read_document,
@@ -213,6 +214,10 @@ def load_osim(path) -> ImportedOsim:
         warnings.warn(f"load_osim({doc.source}): OpenSim document version {doc.version} upgraded in memory to the "
                       "OpenSim 4.x layout by OpenSim 4.6's rules (jaxbody.io.osim_upgrade); saving the model once with "
                       "OpenSim 4 gives the same model and no warning", stacklevel=2)
+    renamed = make_names_unique(doc)
+    if renamed:
+        warnings.warn(f"load_osim({doc.source}): duplicate names renamed as OpenSim 4.6 renames them: "
+                      f"{', '.join(renamed)}", stacklevel=2)
     frames = FrameRegistry(doc)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)

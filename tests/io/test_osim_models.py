@@ -169,3 +169,34 @@ def test_imported_structure(case):
     state = imp.default_state(case.model, assemble=False)
     for name, info in imp.coordinate_info.items():
         assert float(state.q[imp.q_index(name)]) == info.default_value
+
+
+DUPLICATE_NAMES = ("gait9dof18musc_20170320", "gait14dof22musc_pros_20180507", "gait14dof22musc_planar_pros_20180507",
+                   "gait9dof18musc_pros_20180507")
+
+
+def test_duplicate_joint_names_give_opensims_body_poses():
+    """The fast check of the test below (Position stage only): X_GB at OpenSim's first golden state."""
+    name = "gait9dof18musc_20170320"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        imported = load_osim(MODELS / "opensim3" / f"{name}.osim")
+    assert any("'back' -> 'back_0'" in str(w.message) for w in caught)
+    g = dict(np.load(HERE / "golden" / f"{name}_opensim3.npz"))
+    model = imported.system.realize_topology()
+    q, u = imported.from_opensim({str(n): g["q"][0, i] for n, i in zip(g["coordinate_names"], g["q_index"])},
+                                 model=model)
+    s = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+    X = [imported.bodies[str(b)].get_body_transform(s) for b in g["body_names"]]
+    assert_close(np.stack([x.R for x in X]), g["R_GB"][0], TOL, "R_GB")
+    assert_close(np.stack([x.p for x in X]), g["p_GB"][0], TOL, "p_GB")
+
+
+@pytest.mark.long    # about 30-45 s each (M and udot of a CustomJoint gait model compile slowly)
+@pytest.mark.parametrize("name", DUPLICATE_NAMES)
+def test_duplicate_joint_names_are_renamed_as_opensim_does(name):
+    """osim-rl 3.x files naming two joints "back": OpenSim 4.6 renames the second "back_0" (and so gives each its
+    own offset frames); load_osim does the same, with a warning, and matches OpenSim's M, udot and X_GB."""
+    v3 = cached_case(name, "3.x")
+    assert any("duplicate names renamed" in w and "'back' -> 'back_0'" in w for w in v3.warnings)
+    assert_matches_golden(v3, TOL)
