@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
@@ -30,6 +31,13 @@ class OsimDocument:
         return self.lines.get(element, 0)
 
 
+def drop_comments(text: str) -> str:
+    """Comments removed as OpenSim's XML reader reads them: from ``<!--`` to the first ``-->``, so a ``<!--`` or
+    ``--`` inside a comment (which strict XML refuses; osim-rl's ue_RL.osim has one) is tolerated. Each comment
+    leaves its newlines, so line numbers in messages stay the file's."""
+    return re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+
+
 def read_document(path_or_string) -> OsimDocument:
     """Parse a ``.osim`` file (path) or XML text (a string starting with ``<``) into an OsimDocument."""
     if isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
@@ -39,6 +47,7 @@ def read_document(path_or_string) -> OsimDocument:
         if not p.is_file():
             raise InvalidArgument(f"load_osim: no such file {str(p)!r}")
         text, source = p.read_text(encoding="utf-8"), str(p)
+    text = drop_comments(text)
     lines, stack = {}, []
     root_holder = []
     parser = expat.ParserCreate()
