@@ -47,9 +47,7 @@ class Case:
         self.golden = dict(np.load(HERE / "golden" / f"{golden_name}.npz"))
         names = list(self.golden["coordinate_names"])
         assert sorted(names) == sorted(self.imported.coordinates), "the same coordinates as OpenSim"
-        jb_q = np.array([self.imported.q_index(n) for n in names])
         jb_u = np.array([self.imported.u_index(n) for n in names])
-        self.q_map = (jb_q, self.golden["q_index"])   # jaxbody q[jb_q] = OpenSim q[q_index]
         self.u_perm = np.empty(len(names), int)       # OpenSim u index -> jaxbody u index
         self.u_perm[self.golden["u_index"]] = jb_u
         self.body_index = np.array([self.imported.bodies[b].index for b in self.golden["body_names"]])
@@ -71,12 +69,11 @@ class Case:
         self.qerr = jax.jit(jax.vmap(lambda q: errors(model.realize(state0.set_q(q), jb.Stage.Position), "position")))
 
     def to_jaxbody(self, q_os, u_os):
-        n = q_os.shape[0]
-        q = np.zeros((n, self.model.default_state().q.size))
-        q[:, self.q_map[0]] = q_os[:, self.q_map[1]]
-        u = np.zeros((n, self.model.default_state().u.size))
-        u[:, self.u_perm] = u_os
-        return jnp.asarray(q), jnp.asarray(u)
+        """jaxbody (q, u) of OpenSim's state vectors, by coordinate name through ``ImportedOsim.from_opensim``."""
+        names = [str(n) for n in self.golden["coordinate_names"]]
+        values = {n: q_os[:, i] for n, i in zip(names, self.golden["q_index"])}
+        speeds = {n: u_os[:, i] for n, i in zip(names, self.golden["u_index"])}
+        return self.imported.from_opensim(values, speeds, model=self.model)
 
 
     def in_opensim_order(self, golden):
