@@ -104,6 +104,8 @@ class ImportedModel(CoordinateIndex):
     passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs, dampers and friction made from the file
     (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its
     ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``).
+    MJCF only (None/empty otherwise): timestep (s) and integrator (MuJoCo's name) of ``<option>``;
+    mjcf_disabled: the ``<option><flag>`` names the file disables (jaxbody.io.mjcf_options).
     """
 
     system: MultibodySystem
@@ -121,6 +123,9 @@ class ImportedModel(CoordinateIndex):
     friction: dict[str, float] = dataclasses.field(default_factory=dict)
     passive_forces: dict[str, list[ForceHandle]] = dataclasses.field(default_factory=dict)
     limit_stops: dict[str, ForceHandle] = dataclasses.field(default_factory=dict)
+    timestep: float | None = None
+    integrator: str | None = None
+    mjcf_disabled: frozenset[str] = frozenset()
 
 
 def homogeneous(R, p) -> np.ndarray:

@@ -19,6 +19,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   (bodies or sites) -> Constraint.Ball; weld (bodies or sites) -> Constraint.Weld (torquescale ignored, 0:
   Ball); joint and fixed-tendon -> Constraint.CoordinateCoupler of MuJoCo's polynomial. Equalities inactive
   at start are disabled by default.
+* ``<option>``: gravity, the ``<flag>`` s spring, damper, limit, frictionloss, gravity, equality and
+  constraint honoured as MuJoCo honours them, timestep and integrator recorded (jaxbody.io.mjcf_options).
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, joint
   frictionloss (smooth Coulomb friction, ``friction="smooth"``), fixed-tendon spring-dampers and joint-limit
   stops become force elements (jaxbody.io.mjcf_passive); tendon frictionloss and the other passive attributes
@@ -57,7 +59,8 @@ from jaxbody.io._passive import (
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_equalities import add_equalities
-from jaxbody.io.mjcf_parts import mjcf_visuals, names
+from jaxbody.io.mjcf_options import disabled_flags, integrator_name
+from jaxbody.io.mjcf_parts import mjcf_visuals, names, unique_key
 from jaxbody.io.mjcf_passive import add_mjcf_passive
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
@@ -142,14 +145,21 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
             X = Transform()
         mobods.append(parent)
     bodies = {body_names[b]: mobods[b] for b in range(m.nbody)}
-    bodies.update({c.mobilized_body.name: c.mobilized_body for c in coordinates.values()})  # intermediates
+    for c in coordinates.values():  # the intermediates "<body>/<joint>" of multi-joint bodies
+        if c.mobilized_body is not bodies.get(c.mobilized_body.name):
+            bodies[unique_key(bodies, c.mobilized_body.name, "bodies")] = c.mobilized_body
+    disabled = disabled_flags(mujoco, m)
     constraints = add_equalities(mujoco, m, matter, mobods, coordinates, joint_names)
-    gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
+    if "equality" in disabled:  # MuJoCo ignores them; kept, disabled by default, for the user to enable
+        for c in constraints.values():
+            c.set_disabled_by_default(True)
+    gravity = np.zeros(3) if "gravity" in disabled else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
-    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
-                                      limit_time_constant, limit_dissipation, friction, friction_transition_velocity)
+    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits and "limit" not in disabled,
+                                      limit_time_constant, limit_dissipation, friction, friction_transition_velocity,
+                                      disabled)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     for j, name in enumerate(joint_names):
@@ -163,7 +173,8 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
         friction={n: float(m.dof_frictionloss[d]) for n, d in dof.items() if m.dof_frictionloss[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
-        passive_forces=passive, limit_stops=stops,
+        passive_forces=passive, limit_stops=stops, timestep=float(m.opt.timestep), integrator=integrator_name(m),
+        mjcf_disabled=disabled,
     )
 
 
