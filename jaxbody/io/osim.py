@@ -43,6 +43,7 @@ from jaxbody.io.osim_constraints import add_constraint
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint
+from jaxbody.io.osim_names import check_unique_coordinates, rename_duplicates
 from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
@@ -153,6 +154,8 @@ def load_osim(path) -> ImportedOsim:
         warnings.warn(f"load_osim({doc.source}): OpenSim document version {doc.version} upgraded in memory to the "
                       "OpenSim 4.x layout by OpenSim 4.6's rules (jaxbody.io.osim_upgrade); saving the model once with "
                       "OpenSim 4 gives the same model and no warning", stacklevel=2)
+    rename_duplicates(doc)
+    check_unique_coordinates(doc)
     frames = FrameRegistry(doc)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
