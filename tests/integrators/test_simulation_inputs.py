@@ -1,0 +1,75 @@
+"""Simulation inputs behave as Simbody's do, or are refused: a scheduled event time that is not in the future
+fires once and is not re-armed until its function returns a later time; a final time before the state's time,
+a NaN/inf/non-positive ``jb.simulate`` step and a negative CLI seed are refused before anything runs."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from oscillators import oscillator, oscillator_solution
+
+import jaxbody as jb
+import jaxbody.cli as cli
+
+
+@pytest.fixture(scope="module")
+def model():
+    return oscillator()[1]
+
+
+def kick(m, s):
+    return s.set_u(s.u + 1.0)
+
+
+def run(model, next_time, times=(1.0,)):
+    handler = jb.ScheduledEventHandler(next_event_time=next_time, handle=kick, name="kick")
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-8), events=[handler])
+    return ts.simulate(model.default_state().set_q(jnp.array([1.0])), list(times))
+
+
+def test_one_shot_event_fires_once(model):
+    """``lambda m, s: 0.5``: after firing at 0.5 the function still returns 0.5 (not in the future): Simbody
+    does not fire it again (it fired 10,000 times at t = 0.5 before, u ended near 9996)."""
+    final, rows = run(model, lambda m, s: 0.5)
+    assert int(final.events.count[0]) == 1 and float(final.events.last_time[0]) == pytest.approx(0.5)
+    x5, u5 = oscillator_solution(1.0, 0.5)       # then a free oscillation from (x5, u5 + 1)
+    w = 2.0
+    x1 = x5 * np.cos(w * 0.5) + (u5 + 1.0) / w * np.sin(w * 0.5)
+    assert float(rows.q[0, 0]) == pytest.approx(x1, abs=1e-6) and float(rows.t[0]) == 1.0
+
+
+def test_rearmed_by_a_later_time(model):
+    final, _ = run(model, lambda m, s: jnp.where(s.t < 0.5, 0.5, 0.8))
+    assert int(final.events.count[0]) == 2
+    assert float(final.events.first_time[0]) == pytest.approx(0.5) and float(final.events.last_time[0]) == pytest.approx(0.8)
+
+
+def test_past_time_fires_once_without_going_back(model):
+    final, rows = run(model, lambda m, s: -1.0, times=(0.25, 0.5))
+    assert int(final.events.count[0]) == 1
+    assert np.all(np.diff(np.asarray(rows.t)) > 0) and float(final.state.t) == 0.5
+
+
+def test_final_time_before_the_state_refused(model):
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, final_time=0.5))
+    with pytest.raises(jb.InvalidArgument, match=r"final_time \(0.5\) is before the state's time \(1.0\)"):
+        ts.initialize(model.default_state().set_time(1.0))
+
+
+@pytest.mark.parametrize("dt", [float("nan"), float("inf"), 0.0, -1e-3, [1e-3, 2e-3]])
+def test_simulate_checks_dt(model, dt):
+    with pytest.raises(jb.InvalidArgument, match="jb.simulate: dt must be one finite step size > 0"):
+        jb.simulate(model, model.default_state(), dt, 4)
+
+
+def test_simulate_traced_dt_still_runs(model):
+    final, _ = jax.jit(lambda dt: jb.simulate(model, model.default_state().set_q(jnp.array([1.0])), dt, 4))(1e-3)
+    assert np.isfinite(float(final.q[0]))
+
+
+def test_cli_negative_seed_is_a_usage_error(capsys):
+    assert cli.main(["demo", "--seed", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --seed: must be an integer >= 0, got -1" in err and "Traceback" not in err
