@@ -73,3 +73,17 @@ def test_cli_negative_seed_is_a_usage_error(capsys):
     assert cli.main(["demo", "--seed", "-1"]) == 2
     err = capsys.readouterr().err
     assert "argument --seed: must be an integer >= 0, got -1" in err and "Traceback" not in err
+
+
+def test_replace_parameters_keeps_the_model_dtype(model):
+    """A float64 mass given to a float32 Model stays float32 (with a warning), so ``jb.simulate``'s carry keeps
+    one dtype (it failed with a scan carry-type error)."""
+    model32 = model.astype(jnp.float32)
+    with pytest.warns(UserWarning, match="mass given as float64 was cast to the Model's float32"):
+        heavier = jb.replace_parameters(model32, mass=np.asarray(model.parameters.mass) * 2.0)
+    assert heavier.parameters.mass.dtype == jnp.float32
+    state = model32.default_state().set_q(jnp.array([1.0], jnp.float32))
+    final, _ = jb.simulate(heavier, state, 1e-3, 4)
+    assert final.q.dtype == jnp.float32 and np.isfinite(float(final.q[0]))
+    same = jb.replace_parameters(model, mass=model.parameters.mass)   # float64 into float64: no warning, no copy
+    assert same.parameters.mass.dtype == jnp.float64
