@@ -1,6 +1,7 @@
-"""load_mjcf on mujoco-mjx's ``pendula.xml`` against MuJoCo 4.0: generated names never collide with the file's
-(its unnamed ball joint sits beside a joint named ``joint7``), and ``<option><flag>`` is honoured as MuJoCo
-honours it (jaxbody.io.mjcf_options).
+"""load_mjcf against MuJoCo 4.0 where the compiled model decides: mujoco-mjx's ``pendula.xml`` (generated names
+never collide with the file's: its unnamed ball joint sits beside a joint named ``joint7``; ``<option><flag>``
+honoured as MuJoCo honours it, jaxbody.io.mjcf_options), dm_control's ``finger`` and ``manipulator`` (hinge and
+slide ``ref`` != 0: q = qpos, springs from springref) and ``body_sameframe`` (inertial frame taken as the body's).
 
 Reference: tests/io/golden/mujoco_pendula.npz from tests/io/generate_robust_io_golden.py. M vs mj_fullM,
 unconstrained udot vs M^-1 (tau - qfrc_bias), body poses vs xpos/xmat, and jaxbody's passive generalized
@@ -58,12 +59,12 @@ def coordinate_map(imported, g, qpos):
 
 
 @functools.cache
-def build(flags=""):
-    with warnings.catch_warnings():
+def build(flags="", source=None, golden="mujoco_pendula.npz"):
+    with warnings.catch_warnings():   # frictionloss is a constraint in MuJoCo, not in qfrc_passive: left out
         warnings.simplefilter("ignore")
-        imported = jb.io.load_mjcf(variant(flags), joint_limits=False)
+        imported = jb.io.load_mjcf(variant(flags) if source is None else source, joint_limits=False, friction="ignore")
     model = imported.system.realize_topology()
-    g = dict(np.load(os.path.join(HERE, "golden", "mujoco_pendula.npz")))
+    g = dict(np.load(os.path.join(HERE, "golden", golden)))
     names = [n for n in imported.bodies if "/" not in n][1:]   # the file's bodies, MuJoCo's order (world left out)
     without_passive = model.default_state()
     for handle in (h for hs in imported.passive_forces.values() for h in hs):
@@ -82,7 +83,7 @@ def build(flags=""):
     q, T = (np.array(x) for x in zip(*[coordinate_map(imported, g, qpos) for qpos in g["qpos"]]))
     u = np.linalg.solve(T, g["qvel"][..., None])[..., 0]
     M, udot, R, p, f = evaluate(q, u, np.einsum("kij,ki->kj", T, g["tau"]))
-    return {"g": g, "T": T, "M": M, "udot": udot, "R": R, "p": p, "f": f, "imported": imported}
+    return {"g": g, "T": T, "M": M, "udot": udot, "R": R, "p": p, "f": f, "imported": imported, "model": model}
 
 
 def test_generated_names_never_collide():
@@ -141,3 +142,30 @@ def test_limit_frictionloss_equality_flags_and_options():
     assert every.limit_stops == {} and every.passive_forces == {}
     assert every.mjcf_disabled >= {"equality", "limit", "frictionloss", "contact"}
     assert all(c.is_disabled_by_default() for c in every.constraints.values())
+
+
+DM_CONTROL = os.path.join(HERE, "..", "models", "dm_control")
+SAMEFRAME_XML = """<mujoco><worldbody><body name="a" pos="0 0 1"><freejoint/>
+  <inertial pos="2.4e-9 0 0" mass="1000" diaginertia="1 2 3"/></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("stem", ["finger", "manipulator"])
+def test_joint_ref_as_mujoco(stem):
+    """Hinges and slides with ref != 0 (refused before): M, udot, body poses and the springs and dampers (from
+    springref) at states around qpos0 = ref, to 1e-10; at q = qpos0 every body sits where MuJoCo compiled it."""
+    case = build(source=os.path.join(DM_CONTROL, f"{stem}.xml"), golden=f"mujoco_ref_{stem}.npz")
+    g, T = case["g"], case["T"]
+    assert np.any(g["qpos0"] != 0)
+    assert_close(case["M"], np.einsum("kai,kab,kbj->kij", T, g["M"], T), 1e-10, "M")
+    assert_close(np.einsum("kij,kj->ki", T, case["udot"]), g["qacc_free"], 1e-10, "udot")
+    assert_close(case["R"], g["xmat"][:, 1:], 1e-10, "R_GB vs xmat")
+    assert_close(case["p"], g["xpos"][:, 1:], 1e-10, "p_GB vs xpos")
+    assert_close(case["f"], np.einsum("kij,ki->kj", T, g["passive"]), 1e-10, "springs and dampers")
+
+
+def test_body_sameframe_from_the_compiled_model():
+    """MuJoCo's compiler takes a 2.4e-9 m inertial offset as the body frame (body_sameframe = 1): M as MuJoCo's
+    (it was off by m |ipos| in the coupling terms)."""
+    case = build(source=SAMEFRAME_XML, golden="mujoco_sameframe.npz")
+    g, T = case["g"], case["T"]
+    assert_close(case["M"], np.einsum("kai,kab,kbj->kij", T, g["M"], T), 1e-13, "M")
