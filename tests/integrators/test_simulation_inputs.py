@@ -87,3 +87,18 @@ def test_replace_parameters_keeps_the_model_dtype(model):
     assert final.q.dtype == jnp.float32 and np.isfinite(float(final.q[0]))
     same = jb.replace_parameters(model, mass=model.parameters.mass)   # float64 into float64: no warning, no copy
     assert same.parameters.mass.dtype == jnp.float64
+
+
+def test_cli_model_demo_takes_the_files_timestep(tmp_path, monkeypatch):
+    """``jaxbody demo --model file.xml`` steps with the file's ``<option timestep>`` unless --dt is given."""
+    pytest.importorskip("mujoco")
+    import jaxbody.cli.demo_model as demo_model
+
+    path = tmp_path / "one.xml"
+    path.write_text('<mujoco><option timestep="0.004"/><worldbody><body><joint type="hinge"/><geom size="0.1"/>'
+                    '</body></worldbody></mujoco>')
+    seen = []
+    monkeypatch.setattr(demo_model, "run_model_demo", lambda imported, **kw: seen.append(kw["dt"]))
+    assert cli.main(["demo", "--model", str(path), "--animation", "", "--out", ""]) == 0
+    assert cli.main(["demo", "--model", str(path), "--animation", "", "--out", "", "--dt", "0.01"]) == 0
+    assert seen == [0.004, 0.01]
