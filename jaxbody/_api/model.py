@@ -58,6 +58,16 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     signature: SystemSignature | None = eqx.field(static=True, default=None)
     control_names: tuple = eqx.field(static=True, default=())
 
+    # -- identity: ``jax.jit(model.realize)`` hashes the bound method, hence the Model ----------------------
+
+    def __hash__(self):
+        """By identity (a Model is immutable): bound methods are then valid ``jax.jit`` targets, with the
+        Model's arrays as compile-time constants (pass the Model as an argument to trace them instead)."""
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
     # -- sizes ---------------------------------------------------------------
 
     def get_num_bodies(self) -> int:

@@ -43,6 +43,18 @@ def witnesses(items, model, realized):
     return jnp.stack([_scalar(it.witness(model, realized), realized.q.dtype, it, "witness") for it in trig])
 
 
+def armed_scheduled_times(items, model, state, last_time):
+    """(n scheduled,) each scheduled item's next time, or inf where it is not later than the item's last firing
+    (``last_time``: (n items,), -inf before any): Simbody's rule, a time that is not in the future fires once and
+    is not re-armed until the function returns a later time. NaN stays NaN (the stepper reports it)."""
+    times = next_scheduled_times(items, model, state)
+    sched_pos = [i for i, it in enumerate(items) if ev.is_scheduled(it)]
+    if not sched_pos:
+        return times
+    last = last_time[np.array(sched_pos)]
+    return jnp.where(jnp.isnan(times) | (times > last), times, jnp.inf)
+
+
 def next_scheduled_times(items, model, state):
     """(n scheduled,) each scheduled item's next time after state.t."""
     sched = scheduled_items(items)
@@ -224,6 +236,6 @@ def fire(items, model, realized, fired, t_event, record: EventRecord, causes=("T
 
 __all__ = [
     "GENERIC_CAUSES", "NO_CHANGE", "NUM_STAGE_SLOTS",
-    "detect", "event_time_with_derivative", "fire", "init_record", "localize", "next_scheduled_times",
+    "armed_scheduled_times", "detect", "event_time_with_derivative", "fire", "init_record", "localize", "next_scheduled_times",
     "scheduled_items", "triggered_items", "witness_stage", "witnesses",
 ]

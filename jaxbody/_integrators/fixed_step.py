@@ -23,6 +23,7 @@ from __future__ import annotations
 import operator
 
 import jax
+import numpy as np
 
 from jaxbody._dynamics import kinematics, prescribed
 from jaxbody._dynamics.state import State
@@ -81,6 +82,16 @@ def step_counts(n_steps, save_every) -> tuple[int, int]:
     return n, k
 
 
+def check_step(dt):
+    """InvalidArgument unless a concrete ``dt`` is one finite positive number (a traced one is not checked)."""
+    try:
+        value = np.asarray(dt, dtype=float)
+    except (TypeError, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
+        return
+    if value.shape != () or not (np.isfinite(value) and value > 0):
+        raise InvalidArgument(f"jb.simulate: dt must be one finite step size > 0 (s), got {dt!r}")
+
+
 _STEPPERS = {"rk4": step_rk4, "semi_explicit_euler": step_semi_explicit_euler}
 
 
@@ -89,7 +100,7 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
 
     Args:
         model, state: the system and initial state (caches are ignored).
-        dt: step (s). n_steps, save_every: static ints; n_steps must be a multiple of save_every.
+        dt: step (s), finite and > 0 (checked when concrete, as the integrator classes check theirs). n_steps, save_every: static ints; n_steps must be a multiple of save_every.
         method: "rk4" or "semi_explicit_euler".
 
     Returns:
@@ -99,6 +110,7 @@ def simulate(model, state: State, dt, n_steps: int, method: str = "rk4", save_ev
     if method not in _STEPPERS:
         raise ValueError(f"method must be one of {sorted(_STEPPERS)}, got {method!r}")
     n_steps, save_every = step_counts(n_steps, save_every)
+    check_step(dt)
     check_state(model, state, "jb.simulate")
     step = _STEPPERS[method]
     state = state.drop_caches()  # the carry has a fixed structure

@@ -128,6 +128,10 @@ class TimeStepper(eqx.Module):
         realize Acceleration; the run starts at ``state.t`` with the initial step size and zeroed statistics."""
         model, settings, items = self.integrator.model, self.integrator.settings, self.events
         check_state(model, state, "TimeStepper.initialize")
+        t0 = _concrete(state.t)
+        if settings.final_time is not None and t0 is not None and not settings.final_time >= float(t0):
+            raise InvalidArgument(f"TimeStepper.initialize: final_time ({settings.final_time}) is before the "
+                                  f"state's time ({float(t0)}): the run could not advance")
         state = state.drop_caches()
         opts = control.projection_options(settings, local=False, force=True)
         state, _, _, _ = control.project_with_error(model, state, jnp.zeros_like(join_y(state)), opts)
@@ -154,9 +158,10 @@ class TimeStepper(eqx.Module):
         items = self.events
         s0, f0 = run.state, run.ydot
         t0, y0 = s0.t, join_y(s0)
-        sched_times = event_step.next_scheduled_times(items, model, s0)
+        sched_times = event_step.armed_scheduled_times(items, model, s0, run.events.last_time)
         final = jnp.inf if settings.final_time is None else settings.final_time
-        t_stop = jnp.minimum(jnp.min(sched_times, initial=jnp.inf), final)
+        # a time not in the future (armed, never fired) fires at the end of this step; it does not shorten it
+        t_stop = jnp.minimum(jnp.min(jnp.where(sched_times > t0, sched_times, jnp.inf), initial=jnp.inf), final)
         if not settings.allow_interpolation:
             t_stop = jnp.minimum(t_stop, t_report)
         h = jax.lax.stop_gradient(run.h)

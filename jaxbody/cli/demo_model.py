@@ -15,6 +15,9 @@ import time
 import numpy as np
 
 DEFAULT_BATCH = 16
+#: s: the model demo's step when neither --dt nor the file (MJCF ``<option timestep>``) gives one.
+MODEL_DT = 1e-3
+
 LOADERS = {".urdf": "load_urdf", ".xml": "load_mjcf", ".mjcf": "load_mjcf", ".osim": "load_osim"}
 
 
@@ -114,7 +117,7 @@ def random_speeds(system, model, rng, batch, speed, imported=None):
     return states
 
 
-def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxbody_model_trajectory.png",
+def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=MODEL_DT, out="jaxbody_model_trajectory.png",
                    animation="jaxbody_model.gif", n_frames=40, speed=0.5, seed=0, cylinder_axis="z", verbose=True,
                    meshes=None):
     """Simulate ``batch`` lanes of an imported model and draw lane 0; returns a dict of timings and outputs.

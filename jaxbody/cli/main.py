@@ -44,6 +44,16 @@ def _positive_int(text):
     return value
 
 
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
 def _positive_float(text):
     try:
         value = float(text)
@@ -79,10 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=_positive_int, default=None,
                    help=f"number of systems (default {demo.DEFAULT_BATCH}; with --model 16)")
     p.add_argument("--steps", type=_positive_int, default=demo.DEFAULT_STEPS, help="RK4 steps (default %(default)s)")
-    p.add_argument("--dt", type=_positive_float, default=demo.DEFAULT_DT, help="step size in s (default %(default)s)")
+    p.add_argument("--dt", type=_positive_float, default=None,
+                   help=f"step size in s (default {demo.DEFAULT_DT}; with --model an MJCF file's <option timestep>, "
+                        f"else 0.001)")
     p.add_argument("--out", default=None,
                    help="PNG path (default jaxbody_demo.png; with --model jaxbody_model_trajectory.png); '' for none")
-    p.add_argument("--seed", type=int, default=0, help="random seed for parameters and initial states")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed for parameters and initial states")
     sub.add_parser("info", help="print the backend, device, whether the compiled kernels load, and the cache path",
                    description="Print JAX's backend and devices, jaxbody's backend setting, whether the compiled "
                                "kernels are built and loaded (building them on first use), and the kernel cache path.")
@@ -131,6 +143,7 @@ def _run(parser, argv) -> int:
     if args.command == "demo" and args.model:
         from jaxbody.cli.demo_model import (
             DEFAULT_BATCH,
+            MODEL_DT,
             check_model_path,
             check_outputs,
             load_model,
@@ -143,12 +156,14 @@ def _run(parser, argv) -> int:
         check_model_path(args.model)
         check_outputs(animation, out)
         axis = "y" if args.model.lower().endswith(".osim") else "z"  # OpenSim's cylinders are along y, as Simbody's
-        run_model_demo(load_model(args.model), batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt,
+        imported = load_model(args.model)
+        dt = args.dt or getattr(imported, "timestep", None) or MODEL_DT
+        run_model_demo(imported, batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=dt,
                        out=out or None, animation=animation or None, n_frames=args.frames or DEFAULT_FRAMES,
                        seed=args.seed, cylinder_axis=axis, meshes=model_meshes(args.model))
         return 0
     if args.command == "demo":
-        from jaxbody.cli.demo import DEFAULT_BATCH, run_demo
+        from jaxbody.cli.demo import DEFAULT_BATCH, DEFAULT_DT, run_demo
         from jaxbody.cli.demo_model import check_outputs
 
         for option, value in (("--animation", args.animation), ("--frames", args.frames)):
@@ -156,7 +171,8 @@ def _run(parser, argv) -> int:
                 parser.error(f"{option} applies to a model's demo only: add --model FILE")
         out = "jaxbody_demo.png" if args.out is None else args.out
         check_outputs(None, out)
-        run_demo(batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt, out=out or None, seed=args.seed)
+        run_demo(batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=args.dt or DEFAULT_DT, out=out or None,
+                 seed=args.seed)
         return 0
     parser.print_help()
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from xml.parsers import expat
 
 from jaxbody.errors import InvalidArgument
@@ -41,8 +42,18 @@ def read_text(path_or_string: str | os.PathLike, what: str) -> str:
         raise InvalidArgument(f"cannot read the {what} file {str(path_or_string)!r}: {e}") from None
 
 
+#: An XML declaration that follows leading comments (tinyxml, urdfdom's reader, accepts it; expat does not).
+_LATE_DECLARATION = re.compile(r"\A(\s*(?:<!--.*?-->\s*)+)(<\?xml\b.*?\?>)", re.DOTALL)
+
+
 def parse(text: str, what: str) -> Node:
-    """Parse XML text into Nodes; malformed XML raises InvalidArgument with expat's line."""
+    """Parse XML text into Nodes; malformed XML raises InvalidArgument with expat's line.
+
+    An XML declaration placed after leading comments is blanked (lines kept), as tinyxml-based readers accept it.
+    """
+    late = _LATE_DECLARATION.match(text)
+    if late:
+        text = text[:late.start(2)] + re.sub(r"[^\n]", " ", late.group(2)) + text[late.end(2):]
     parser = expat.ParserCreate()
     stack: list[Node] = []
     roots: list[Node] = []

@@ -114,6 +114,8 @@ class ImportedModel(CoordinateIndex):
     Model's; keyframes: MJCF ``<key>`` name (or "key<i>") -> Keyframe (MuJoCo's time, qpos, qvel);
     actuators: MJCF: the handle of the model's actuators (jaxbody.io.mjcf_actuators; None without any), whose
     controls are MuJoCo's ctrl.
+    MJCF only (None/empty otherwise): timestep (s) and integrator (MuJoCo's name) of ``<option>``;
+    mjcf_disabled: the ``<option><flag>`` names the file disables (jaxbody.io.mjcf_options).
     """
 
     system: MultibodySystem
@@ -137,6 +139,9 @@ class ImportedModel(CoordinateIndex):
     default_q: np.ndarray | None = None
     keyframes: dict[str, "Keyframe"] = dataclasses.field(default_factory=dict)
     actuators: ForceHandle | None = None
+    timestep: float | None = None
+    integrator: str | None = None
+    mjcf_disabled: frozenset[str] = frozenset()
 
     def _model(self, model):
         return self.system.realize_topology() if model is None else model

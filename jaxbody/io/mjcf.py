@@ -11,7 +11,10 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   a MobilizedBody; all but the last of a body's joints carry massless intermediate bodies named
   ``"<body>/<joint>"``. hinge -> Pin, slide -> Slider (axis by a rotation R: ``X_PF = X R``,
   ``X_BM = Trans(pos) R``), ball -> Ball (must be the body's last joint), free -> Free from Ground;
-  a body without joints -> Weld. q is MuJoCo's qpos for hinge, slide and ball (w, x, y, z);
+  a body without joints -> Weld. q is MuJoCo's qpos for hinge, slide and ball (w, x, y, z); a hinge or
+  slide ``ref`` (MuJoCo's qpos0; the joint turns or slides by qpos - ref) is folded into X_PF, so springs
+  (from springref), limits and equalities stay in qpos as MuJoCo writes them; the inertial frame follows the
+  compiler's ``body_sameframe``;
   free: jaxbody q = (quaternion, position) vs qpos = (position, quaternion).
   Velocities, with R_FM the joint's rotation: ball u = w in the parent frame vs qvel = R_FM^T u;
   free u = (w in G, v in G) vs qvel = (v, R_GB^T w). Accelerations map as the velocities (exactly).
@@ -19,6 +22,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   (bodies or sites) -> Constraint.Ball; weld (bodies or sites) -> Constraint.Weld (torquescale ignored, 0:
   Ball); joint and fixed-tendon -> Constraint.CoordinateCoupler of MuJoCo's polynomial. Equalities inactive
   at start are disabled by default.
+* ``<option>``: gravity, the ``<flag>`` s spring, damper, limit, frictionloss, gravity, equality and
+  constraint honoured as MuJoCo honours them, timestep and integrator recorded (jaxbody.io.mjcf_options).
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, joint
   frictionloss (smooth Coulomb friction, ``friction="smooth"``), fixed-tendon spring-dampers and joint-limit
   stops become force elements (jaxbody.io.mjcf_passive); tendon frictionloss and the other passive attributes
@@ -68,7 +73,8 @@ from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VE
 from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
 from jaxbody.io.engine_coordinates import to_jaxbody
-from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names
+from jaxbody.io.mjcf_options import disabled_flags, integrator_name
+from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names, unique_key
 from jaxbody.io.mjcf_passive import add_mjcf_passive
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
@@ -106,7 +112,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     default, as before contact existed): none.
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
-    naming the joint or equality, for a joint with a nonzero ``ref``, a ball joint followed by other joints
+    naming the joint or equality, for a ball joint followed by other joints
     in its body, and flex or spatial-tendon equalities; and for a ``friction`` mode not in ("smooth", "ignore")
     or a non-positive transition velocity.
     """
@@ -121,8 +127,8 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     coordinates = {}
     for b in range(1, m.nbody):
         mass = MassAccumulator()
-        R_i = quaternion_matrix(m.body_iquat[b])
-        mass.add(float(m.body_mass[b]), m.body_ipos[b], R_i @ np.diag(m.body_inertia[b]) @ R_i.T)
+        ipos, R_i = _inertial_frame(m, b)
+        mass.add(float(m.body_mass[b]), ipos, R_i @ np.diag(m.body_inertia[b]) @ R_i.T)
         body = Body.Rigid(mass.mass_properties())
         parent = mobods[m.body_parentid[b]]
         X = Transform(quaternion_matrix(m.body_quat[b]), np.asarray(m.body_pos[b], dtype=float))
@@ -140,9 +146,6 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
                 parent = MobilizedBody.Free(parent, Transform(), carried, Transform(), name=mob_name)
                 coordinates[name] = Coordinate(parent, 0, 7, 6)
                 continue
-            if jtype in (_HINGE, _SLIDE) and m.qpos0[m.jnt_qposadr[j]] != 0:
-                raise InvalidArgument(f"MJCF joint {name!r}: ref = {m.qpos0[m.jnt_qposadr[j]]} is not supported "
-                                      f"(jaxbody's q would be qpos - ref); set ref to 0")
             if jtype == _BALL:
                 if not last:
                     raise InvalidArgument(f"MJCF joint {name!r}: a ball joint must be the last joint of body "
@@ -152,20 +155,27 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
                 hinge = jtype == _HINGE
                 R_a = rotation_taking(_Z if hinge else _X, m.jnt_axis[j])
                 factory, nq, nu = (MobilizedBody.Pin if hinge else MobilizedBody.Slider), 1, 1
-            X_PF = X * Transform(R_a, anchor)
+            X_PF = X * Transform(R_a, anchor) * _ref_shift(jtype, float(m.qpos0[m.jnt_qposadr[j]]))
             parent = factory(parent, X_PF, carried, Transform(R_a, anchor), name=mob_name)
             coordinates[name] = Coordinate(parent, 0, nq, nu)
             X = Transform()
         mobods.append(parent)
     bodies = {body_names[b]: mobods[b] for b in range(m.nbody)}
-    bodies.update({c.mobilized_body.name: c.mobilized_body for c in coordinates.values()})  # intermediates
+    for c in coordinates.values():  # the intermediates "<body>/<joint>" of multi-joint bodies
+        if c.mobilized_body is not bodies.get(c.mobilized_body.name):
+            bodies[unique_key(bodies, c.mobilized_body.name, "bodies")] = c.mobilized_body
+    disabled = disabled_flags(mujoco, m)
     constraints = add_equalities(mujoco, m, matter, mobods, coordinates, joint_names)
-    gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
+    if "equality" in disabled:  # MuJoCo ignores them; kept, disabled by default, for the user to enable
+        for c in constraints.values():
+            c.set_disabled_by_default(True)
+    gravity = np.zeros(3) if "gravity" in disabled else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
-    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
-                                      limit_time_constant, limit_dissipation, friction, friction_transition_velocity)
+    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits and "limit" not in disabled,
+                                      limit_time_constant, limit_dissipation, friction, friction_transition_velocity,
+                                      disabled)
     actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
@@ -189,7 +199,30 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         passive_forces=passive, limit_stops=stops, contact=contact_model,
         engine="mujoco", engine_joints=engine_joints,
         default_q=default_q, keyframes=keyframes(mujoco, m), actuators=actuators,
+        timestep=float(m.opt.timestep), integrator=integrator_name(m), mjcf_disabled=disabled,
     )
+
+
+def _ref_shift(jtype, ref) -> Transform:
+    """MuJoCo turns a hinge by (qpos - ref) and slides a slide by (qpos - ref) (``qpos0 = ref``): with
+    jaxbody's q = qpos, the fixed frame F is turned back by ref about Pin's z, or moved back by ref along
+    Slider's x (identity for ref = 0 and for ball and free joints)."""
+    if ref == 0 or jtype not in (_HINGE, _SLIDE):
+        return Transform()
+    if jtype == _HINGE:
+        c, s = np.cos(ref), np.sin(ref)
+        return Transform(np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]]))
+    return Transform(-ref * _X)
+
+
+def _inertial_frame(m, b):
+    """(ipos, R_i): body b's inertial frame in its body frame as MuJoCo's compiler decided: ``body_sameframe`` 1
+    (mjSAMEFRAME_BODY) means the two frames are taken as one (MuJoCo's kinematics copies xpos to xipos, whatever
+    tiny ipos was stored), 3 (BODYROT) that they share their axes."""
+    same = int(m.body_sameframe[b])
+    ipos = np.zeros(3) if same == 1 else np.asarray(m.body_ipos[b], dtype=float)
+    R_i = np.eye(3) if same in (1, 3) else quaternion_matrix(m.body_iquat[b])
+    return ipos, R_i
 
 
 def _joint_armature(m, j):

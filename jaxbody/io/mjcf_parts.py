@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbody.errors import InvalidArgument
 from jaxbody.io._frames import quaternion_matrix
 from jaxbody.io.engine_coordinates import EngineJoint
 from jaxbody.io.imported import Keyframe, Visual, homogeneous
@@ -14,9 +15,29 @@ _GEOM_KINDS = {2: "sphere", 3: "capsule", 5: "cylinder", 6: "box", 7: "mesh"}
 
 
 def names(mujoco, m, obj, count, prefix) -> list[str]:
-    """MuJoCo object names; unnamed ones get "<prefix><id>" (the world body is "world")."""
-    return [mujoco.mj_id2name(m, obj, i) or (f"{prefix}{i}" if (prefix, i) != ("body", 0) else "world")
-            for i in range(count)]
+    """MuJoCo object names (unique per type, MuJoCo's compiler checks); unnamed ones get "<prefix><id>", with "_"
+    appended as often as needed to differ from every name the file gives (the world body is "world"), so a
+    generated name never takes the place of a named element in a name map."""
+    given = [mujoco.mj_id2name(m, obj, i) for i in range(count)]
+    taken = {n for n in given if n}
+    out = []
+    for i, name in enumerate(given):
+        if not name:
+            name = "world" if (prefix, i) == ("body", 0) else f"{prefix}{i}"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+        out.append(name)
+    return out
+
+
+def unique_key(mapping: dict, key: str, what: str) -> str:
+    """``key`` if it is not yet in ``mapping``, else InvalidArgument naming ``what``: importers build their name
+    maps through this so that no entry is ever overwritten."""
+    if key in mapping:
+        raise InvalidArgument(f"MJCF: two {what} named {key!r} (the importer's intermediate body names are "
+                              f"'<body>/<joint>'; rename the body or joint)")
+    return key
 
 
 def mjcf_visuals(mujoco, m, body_names) -> list[Visual]:

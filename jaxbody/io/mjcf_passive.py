@@ -102,18 +102,21 @@ def _tendon_spring_damper(forces, coordinates, coefs, stiffness, damping, length
 
 
 def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: bool, time_constant: float,
-                     dissipation: float, friction: str, transition_velocity: float):
+                     dissipation: float, friction: str, transition_velocity: float, disabled=frozenset()):
     """Springs, dampers, joint friction (``friction="smooth"``), tendon spring-dampers and limit stops of the
-    compiled model ``m``, added to ``forces``.
+    compiled model ``m``, added to ``forces``; what ``disabled`` (``<option><flag>`` names, jaxbody.io.mjcf_options)
+    switches off ("spring", "damper", "frictionloss") is left out, as MuJoCo leaves it out.
 
     Returns ``(passive, stops)``: joint name (or ``"tendon <name>"``) -> list of its spring, damper and
     friction handles, and joint name -> its MobilityLinearStop handle. Warns once per attribute that is not
     modelled.
     """
     passive: dict[str, list] = {}
+    spring, damper = "spring" not in disabled, "damper" not in disabled
+    friction = "off" if "frictionloss" in disabled else friction
     for j, name in enumerate(joint_names):
         c, jtype = coordinates[name], int(m.jnt_type[j])
-        dof, padr, k = int(m.jnt_dofadr[j]), int(m.jnt_qposadr[j]), float(m.jnt_stiffness[j])
+        dof, padr, k = int(m.jnt_dofadr[j]), int(m.jnt_qposadr[j]), float(m.jnt_stiffness[j]) * spring
         handles = passive.setdefault(name, [])
         if k != 0:
             if jtype in (_FREE, _BALL):
@@ -122,7 +125,7 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
             else:
                 handles.append(Force.MobilityLinearSpring(forces, c.mobilized_body, 0, k, float(m.qpos_spring[padr])))
         for i in range(c.nu):
-            if m.dof_damping[dof + i] != 0:
+            if damper and m.dof_damping[dof + i] != 0:
                 handles.append(Force.MobilityLinearDamper(forces, c.mobilized_body, i, float(m.dof_damping[dof + i])))
             if friction == "smooth" and m.dof_frictionloss[dof + i] != 0:
                 handles.append(Force.MobilitySmoothCoulombFriction(
@@ -132,12 +135,13 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
     for t in range(m.ntendon):
         name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}"
         wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
-        if (m.tendon_stiffness[t] == 0 and m.tendon_damping[t] == 0) or any(m.wrap_type[w] != _WRAP_JOINT for w in wraps):
+        stiffness, damping = float(m.tendon_stiffness[t]) * spring, float(m.tendon_damping[t]) * damper
+        if (stiffness == 0 and damping == 0) or any(m.wrap_type[w] != _WRAP_JOINT for w in wraps):
             continue
         joints = [coordinates[joint_names[m.wrap_objid[w]]] for w in wraps]
         passive[f"tendon {name}"] = [_tendon_spring_damper(
-            forces, joints, [float(m.wrap_prm[w]) for w in wraps], float(m.tendon_stiffness[t]),
-            float(m.tendon_damping[t]), np.array(m.tendon_lengthspring[t], dtype=float), name)]
+            forces, joints, [float(m.wrap_prm[w]) for w in wraps], stiffness, damping,
+            np.array(m.tendon_lengthspring[t], dtype=float), name)]
     stops = {}
     if joint_limits:
         for j, name in enumerate(joint_names):
@@ -146,12 +150,13 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
                 stops[name] = add_limit_stop(forces, coordinates[name].mobilized_body,
                                              float(m.dof_M0[dof]), *map(float, m.jnt_range[j]),
                                              time_constant, dissipation)
-    _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction)
+    _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled)
     return passive, stops
 
 
-def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction):
-    """One warning per MuJoCo passive attribute that has no jaxbody force here, naming its joints/tendons/bodies."""
+def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
+    """One warning per MuJoCo passive attribute that has no jaxbody force here, naming its joints/tendons/bodies
+    (none for what the file's ``<option><flag>`` s disable)."""
     dof_joint = lambda values: {joint_names[m.dof_jntid[d]] for d in np.flatnonzero(np.asarray(values))}  # noqa: E731
     tendons = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
     by_tendon = lambda values: {tendons[t] for t in np.flatnonzero(np.asarray(values))}  # noqa: E731
@@ -168,8 +173,10 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction):
     if joint_limits:
         warn_unmodelled(source, "ball joint cone limit (range)",
                         {joint_names[j] for j in range(m.njnt) if m.jnt_limited[j] and m.jnt_type[j] == _BALL})
-    warn_unmodelled(source, "tendon frictionloss", by_tendon(m.tendon_frictionloss))
-    warn_unmodelled(source, "tendon limit (range)", by_tendon(m.tendon_limited))
+    if "frictionloss" not in disabled:
+        warn_unmodelled(source, "tendon frictionloss", by_tendon(m.tendon_frictionloss))
+    if "limit" not in disabled:
+        warn_unmodelled(source, "tendon limit (range)", by_tendon(m.tendon_limited))
     warn_unmodelled(source, "tendon armature", by_tendon(m.tendon_armature))
     warn_unmodelled(source, "polynomial tendon stiffness or damping",
                     by_tendon(np.any(m.tendon_stiffnesspoly != 0, axis=1) | np.any(m.tendon_dampingpoly != 0, axis=1)))

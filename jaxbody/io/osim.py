@@ -46,12 +46,12 @@ from jaxbody.io.osim_forces import ForceContext, add_forces
 from jaxbody.io.osim_frames import GROUND, FrameRegistry
 from jaxbody.io.imported import Coordinate, CoordinateIndex
 from jaxbody.io.osim_joints import CoordinateInfo, add_joint, coordinate_elements
+from jaxbody.io.osim_names import check_unique_coordinates, rename_duplicates
 from jaxbody.io.osim_paths import force_paths
 from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
     element_error,
-    make_names_unique,
     numbers,
     objects,
     read_document,
@@ -239,10 +239,8 @@ def load_osim(path, strict_inertia: bool = False) -> ImportedOsim:
         warnings.warn(f"load_osim({doc.source}): OpenSim document version {doc.version} upgraded in memory to the "
                       "OpenSim 4.x layout by OpenSim 4.6's rules (jaxbody.io.osim_upgrade); saving the model once with "
                       "OpenSim 4 gives the same model and no warning", stacklevel=2)
-    renamed = make_names_unique(doc)
-    if renamed:
-        warnings.warn(f"load_osim({doc.source}): duplicate names renamed as OpenSim 4.6 renames them: "
-                      f"{', '.join(renamed)}", stacklevel=2)
+    rename_duplicates(doc)
+    check_unique_coordinates(doc)
     frames = FrameRegistry(doc)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)

@@ -130,25 +130,3 @@ def objects(doc: OsimDocument, set_tag: str):
     holder = doc.root.find(f"{set_tag}/objects")
     return [] if holder is None else list(holder)
 
-
-def make_names_unique(doc: OsimDocument) -> list[str]:
-    """Rename duplicate names among the objects of each Set and the frames and coordinates of each joint, as
-    OpenSim's Component::finalizeFromProperties does: in file order, a repeated ``name`` becomes ``name_0``
-    (``name_1``, ... while taken). Returns "old -> new (line N)" for each renamed element (the caller warns)."""
-    renamed = []
-    for holder in doc.root.iter():
-        if holder.tag not in ("objects", "frames", "coordinates"):
-            continue
-        taken = set()
-        for element in holder:
-            name = element.get("name")
-            if name is None:
-                continue
-            unique, count = name, 0
-            while unique in taken:
-                unique, count = f"{name}_{count}", count + 1
-            if unique != name:
-                element.set("name", unique)
-                renamed.append(f"{element.tag} {name!r} -> {unique!r} (line {doc.line(element)})")
-            taken.add(unique)
-    return renamed

@@ -11,7 +11,12 @@ Mapping (checked against Pinocchio in tests/io/test_urdf.py):
   body and its frame stays available as ``frames[child] = (parent body, X_PB)``; one warning lists them.
 * Inertias: the ``inertial`` frame's inertia about the mass center is turned into the link frame and
   shifted to the link origin (Simbody's about-Bo convention, ``jb.MassProperties``).
-* ``mimic`` joints become ``Constraint.CoordinateCoupler``: ``q_joint - (multiplier q_mimicked + offset) = 0``.
+* ``mimic`` joints become ``Constraint.CoordinateCoupler``: ``q_joint - (multiplier q_mimicked + offset) = 0``;
+  with ``mimic="ignore"`` (Pinocchio's default, ``buildModel(..., mimic=False)``) they are independent joints.
+* Tolerance as urdfdom's and Pinocchio's: ``<axis>`` is not read on fixed and floating joints; inertias are
+  checked per body after fixed-joint fusing (a fused link whose own inertia was impossible is named in a
+  warning); a visual that cannot be read is skipped with a warning (visuals carry no dynamics); an XML
+  declaration after a leading comment is accepted. Duplicate link or joint names are errors naming both.
 * ``floating_base=True`` mounts the root link on a Free mobilizer from Ground. Coordinate map to Pinocchio's
   freeflyer, with R = R_GB: jaxbody q = (qw, qx, qy, qz, x, y, z) vs Pinocchio (x, y, z, qx, qy, qz, qw);
   jaxbody u = (w_GB in G, v = d/dt p_GB in G) vs Pinocchio v = (R^T v, R^T w) (body frame, linear first).
@@ -53,7 +58,12 @@ from jaxbody.io._passive import (
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.urdf_collision import add_urdf_collision
-from jaxbody.io.urdf_parse import check_rotational_inertia, parse_urdf
+from jaxbody.io.urdf_parse import (
+    axis_inertias_at_zero,
+    check_fused_inertias,
+    check_rotational_inertia,
+    parse_urdf,
+)
 from jaxbody.io.urdf_passive import add_urdf_passive, check_limits
 from jaxbody.io.urdf_states import default_q, pinocchio_joints
 from jaxbody.io.urdf_visuals import urdf_visuals
@@ -70,6 +80,10 @@ _MOVING = {
 }
 
 
+#: ``load_urdf(mimic=...)``: mimic joints coupled by a constraint, or left independent (Pinocchio's default).
+MIMIC_MODES = ("couple", "ignore")
+
+
 def mimic_error(q, params):
     """URDF mimic: ``q[0] - (params[0] q[1] + params[1])`` (joint, mimicked joint; multiplier, offset)."""
     return q[0] - (params[0] * q[1] + params[1])
@@ -79,7 +93,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
               gravity=(0.0, 0.0, -9.81), joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
-              collision: bool = False, contact_material=None, self_collision: bool = False,
+              mimic: str = "couple", collision: bool = False, contact_material=None, self_collision: bool = False,
               collision_mesh: str = "convex_hull", package_dirs=(),
               ) -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
@@ -95,12 +109,16 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     jaxbody.io.urdf_collision) of ``contact_material`` (a jb.ContactMaterial); ``self_collision``: the robot's
     surfaces touch each other (not a joint's parent and child), else only surfaces users add; meshes as
     ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names.
+    mimic: "couple" (default): each ``<mimic>`` becomes a CoordinateCoupler; "ignore": mimic tags are left
+    out with one warning naming the joints, which then move independently (Pinocchio's default).
     Raises InvalidArgument naming the element and line for an unknown joint type, an unknown parent or child
     link, a link with two parents, a loop, a moving link whose subtree has no mass, a bad mimic, or a
     ``<limit>`` with lower > upper (naming the file too); and for a ``friction`` mode not in ("smooth",
     "ignore") or a non-positive transition velocity.
     """
     check_friction_options("load_urdf", friction, friction_transition_velocity)
+    if mimic not in MIMIC_MODES:
+        raise InvalidArgument(f"load_urdf: mimic must be one of {MIMIC_MODES}, got {mimic!r}")
     text = _xml.read_text(path_or_string, "URDF")
     source = "" if text is path_or_string else f"file {os.fspath(path_or_string)!r}, "
     root_node = _xml.parse(text, "URDF")
@@ -116,6 +134,10 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
             host[j.child], X_host[j.child] = host[j.parent], (R @ j.R_PJ, R @ j.p_PJ + p)
         else:
             host[j.child], X_host[j.child] = j.child, (np.eye(3), np.zeros(3))
+    repaired = check_fused_inertias(links, host, X_host)
+    if repaired:
+        warnings.warn(f"URDF: links whose own inertia is physically impossible were fused into bodies whose inertia "
+                      f"is valid (loaded, as urdfdom and Pinocchio do): {'; '.join(repaired)}", stacklevel=2)
     mass = {name: MassAccumulator() for name in set(host.values())}
     for name, link in links.items():
         R, p = X_host[name]
@@ -129,7 +151,8 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
             raise InvalidArgument(
                 f"URDF {j.node.where()}: link {j.child!r} moves but it and everything it carries are massless "
                 f"(no <inertial>): the mass matrix would be singular; give it an <inertial> or make the joint fixed")
-    check_rotational_inertia(root, links, joints)
+    axis_inertias = axis_inertias_at_zero(root, links, joints)
+    check_rotational_inertia(joints, axis_inertias)
 
     # Pass 2: the builders.
     system = MultibodySystem()
@@ -160,12 +183,17 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     if fused:
         warnings.warn(f"URDF: links on fixed joints were fused into the body that carries them (mass added, frame "
                       f"kept in ImportedModel.frames), as Pinocchio does: {', '.join(fused)}", stacklevel=2)
-    constraints = {f"mimic {j.name}": _add_mimic(matter, j, by_name, coordinates) for j in joints if j.mimic}
+    mimics = [j for j in joints if j.mimic]
+    if mimic == "ignore" and mimics:
+        warnings.warn(f"URDF: <mimic> left out (mimic='ignore'), these joints move independently: "
+                      f"{[j.name for j in mimics]}", stacklevel=2)
+        mimics = []
+    constraints = {f"mimic {j.name}": _add_mimic(matter, j, by_name, coordinates) for j in mimics}
     gravity = np.asarray(gravity, dtype=float)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
-    passive, stops = add_urdf_passive(forces, root, links, joints, coordinates, joint_limits, limit_time_constant,
+    passive, stops = add_urdf_passive(forces, joints, axis_inertias, coordinates, joint_limits, limit_time_constant,
                                       limit_dissipation, friction, friction_transition_velocity)
     contact = add_urdf_collision(  # jaxbody.io.urdf_collision
         system, root_node, bodies, host, X_host, joints, contact_material, self_collision, collision_mesh,
@@ -187,7 +215,8 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
 def _add_mimic(matter, j, by_name, coordinates):
     target, multiplier, offset = j.mimic
     if target not in by_name:
-        raise InvalidArgument(f"URDF {j.node.where()}: <mimic> names an unknown joint {target!r}")
+        raise InvalidArgument(f"URDF {j.node.where()}: <mimic> names an unknown joint {target!r} (load with "
+                              f"mimic='ignore' to import the joints uncoupled, as Pinocchio does by default)")
     for name in (j.name, target):
         if name not in coordinates or coordinates[name].nq != 1:
             raise InvalidArgument(f"URDF {j.node.where()}: <mimic> couples joint {name!r}, which is not a "

@@ -38,6 +38,7 @@ class Link:
     com: np.ndarray             # mass center in the link frame
     central: np.ndarray         # (3, 3) inertia about the mass center, link axes
     has_inertial: bool
+    inertia_problem: str | None = None   # why the link's own inertia is physically impossible (checked after fusing)
 
 
 @dataclasses.dataclass
@@ -89,11 +90,12 @@ def _link(node: Node) -> Link:
     I_inertial = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     if mass < 0:
         raise InvalidArgument(f"URDF {node.where()}: negative mass {mass}")
-    try:
+    try:  # urdfdom and Pinocchio accept it; what counts is the body it is fused into (check_fused_inertias)
         check_inertia_matrix(I_inertial, "inertia about the mass center")
+        problem = None
     except InvalidInertia as e:
-        raise InvalidArgument(f"URDF {node.where()}: {e}") from None
-    return Link(node.attrib["name"], node, mass, com, R @ I_inertial @ R.T, True)
+        problem = str(e)
+    return Link(node.attrib["name"], node, mass, com, R @ I_inertial @ R.T, True, problem)
 
 
 def _joint(node: Node, links: dict[str, Link]) -> Joint:
@@ -112,7 +114,10 @@ def _joint(node: Node, links: dict[str, Link]) -> Joint:
             raise InvalidArgument(f"URDF {node.where()}: unknown {end} link {e.attrib['link']!r}")
         ends[end] = e.attrib["link"]
     R, p = _origin(node, node)
-    axis = _floats(node.find("axis"), "xyz", 3, [1.0, 0.0, 0.0], node)
+    if jtype in ("fixed", "floating"):  # urdfdom does not read <axis> on these: it has no meaning there
+        axis = np.array([1.0, 0.0, 0.0])
+    else:
+        axis = _floats(node.find("axis"), "xyz", 3, [1.0, 0.0, 0.0], node)
     if np.linalg.norm(axis) == 0:
         raise InvalidArgument(f"URDF {node.where()}: zero joint axis")
     limit = node.find("limit")
@@ -140,11 +145,18 @@ def parse_urdf(root: Node) -> tuple[str, dict[str, Link], list[Joint]]:
     for node in root.findall("link"):
         link = _link(node)
         if link.name in links:
-            raise InvalidArgument(f"URDF {node.where()}: a second link named {link.name!r}")
+            raise InvalidArgument(f"URDF {node.where()}: a second link named {link.name!r} (the first: "
+                                  f"{links[link.name].node.where()})")
         links[link.name] = link
     if not links:
         raise InvalidArgument("URDF: no <link> in <robot>")
     joints = [_joint(n, links) for n in root.findall("joint")]
+    first_joint: dict[str, Joint] = {}
+    for j in joints:
+        if j.name in first_joint:
+            raise InvalidArgument(f"URDF {j.node.where()}: a second joint named {j.name!r} (the first: "
+                                  f"{first_joint[j.name].node.where()}); joint names must be unique")
+        first_joint[j.name] = j
     parent_joint: dict[str, Joint] = {}
     children: dict[str, list[Joint]] = {name: [] for name in links}
     for j in joints:
@@ -173,38 +185,86 @@ def parse_urdf(root: Node) -> tuple[str, dict[str, Link], list[Joint]]:
 ZERO_ROTATIONAL_INERTIA = 1e-12
 
 
-def check_rotational_inertia(root: str, links: dict, joints: list) -> None:
-    """Raise naming the joint and link when a revolute or continuous joint turns a subtree that has no moment
-    of inertia about the joint's axis at q = 0 (a link on its own axis with zero inertia about it): the mass
-    matrix would be singular there and udot NaN, the rotational twin of a massless moving link.
+def axis_inertias_at_zero(root: str, links: dict, joints: list) -> dict[str, float]:
+    """Moving joint name -> what the joint carries along its axis at q = 0: for revolute and continuous joints
+    the moment of inertia (kg m^2) of the child's subtree about the joint's axis line, for prismatic joints the
+    subtree's mass (kg); the joint's mass-matrix diagonal entry at q = 0. Planar and floating joints are left out.
 
     Frames: every link frame placed in the root's frame at q = 0 (``R_PJ``, ``p_PJ`` chained, parents first).
+    Cost: linear in the number of links (subtree mass, mass center and central inertia summed leaves first).
     """
-    R_world, p_world, parent_of = {root: np.eye(3)}, {root: np.zeros(3)}, {}
-    for j in joints:
+    R_world, p_world = {root: np.eye(3)}, {root: np.zeros(3)}
+    for j in joints:  # tree order: the parent's pose is known
         R_world[j.child] = R_world[j.parent] @ j.R_PJ
         p_world[j.child] = R_world[j.parent] @ j.p_PJ + p_world[j.parent]
-        parent_of[j.child] = j.parent
+    subtree = {}  # link -> (mass, mass center in the root frame, inertia about the mass center, root axes)
+    for name, link in links.items():
+        R = R_world.get(name, np.eye(3))
+        subtree[name] = (link.mass, R @ link.com + p_world.get(name, np.zeros(3)), R @ link.central @ R.T)
+    for j in reversed(joints):  # children before parents
+        subtree[j.parent] = _combine(subtree[j.parent], subtree[j.child])
+    inertias = {}
+    for j in joints:
+        mass, com, central = subtree[j.child]
+        if j.type == "prismatic":
+            inertias[j.name] = float(mass)
+        elif j.type in ("revolute", "continuous"):
+            axis = R_world[j.child] @ j.axis
+            arm = np.cross(axis, com - p_world[j.child])
+            inertias[j.name] = float(axis @ central @ axis + mass * arm @ arm)
+    return inertias
 
-    def in_subtree(name, top):
-        while name != top and name in parent_of:
-            name = parent_of[name]
-        return name == top
 
+def _combine(a, b):
+    """Two rigid pieces (mass, mass center, central inertia; one frame) as one (parallel-axis theorem)."""
+    (ma, ca, Ia), (mb, cb, Ib) = a, b
+    m = ma + mb
+    if m == 0:
+        return 0.0, ca, Ia + Ib
+    c = (ma * ca + mb * cb) / m
+    shift = lambda mass, r: mass * (r @ r * np.eye(3) - np.outer(r, r))  # noqa: E731
+    return m, c, Ia + shift(ma, ca - c) + Ib + shift(mb, cb - c)
+
+
+def check_rotational_inertia(joints: list, inertias: dict[str, float]) -> None:
+    """Raise naming the joint and link when a revolute or continuous joint turns a subtree that has no moment
+    of inertia about the joint's axis at q = 0 (``inertias`` from ``axis_inertias_at_zero``; a link on its own
+    axis with zero inertia about it): the mass matrix would be singular there and udot NaN, the rotational twin
+    of a massless moving link."""
     for j in joints:
         if j.type not in ("revolute", "continuous"):
             continue
-        axis, origin = R_world[j.child] @ j.axis, p_world[j.child]
-        moment = 0.0
-        for name, link in links.items():
-            if not in_subtree(name, j.child):
-                continue
-            R = R_world[name]
-            r = R @ link.com + p_world[name] - origin
-            r_perp = r - axis * (axis @ r)
-            moment += axis @ (R @ link.central @ R.T) @ axis + link.mass * (r_perp @ r_perp)
+        moment = inertias[j.name]
         if moment <= ZERO_ROTATIONAL_INERTIA:
             raise InvalidArgument(
                 f"URDF {j.node.where()}: joint {j.name!r} turns link {j.child!r} (and what it carries) about an axis "
                 f"along which it has no moment of inertia ({moment:.3g} kg m^2): the mass matrix would be singular "
                 f"and udot NaN; give the link inertia about the joint axis or make the joint fixed")
+
+
+def check_fused_inertias(links: dict, host: dict, X_host: dict) -> list[str]:
+    """Check each body's inertia after fixed-joint fusing (urdfdom and Pinocchio check no link on its own).
+
+    ``host``: link -> the link whose body it was fused into; ``X_host``: link -> (R, p) of the link frame in
+    that body. Raises InvalidArgument naming the body's link (and line) and the links fused into it when the
+    fused inertia about the mass center is physically impossible; returns "'link' (line n): why" for each
+    link whose own inertia was invalid but whose body's is valid (the caller warns).
+    """
+    fused: dict[str, list[str]] = {}
+    for name in links:
+        fused.setdefault(host[name], []).append(name)
+    repaired = []
+    for body, members in fused.items():
+        pieces = [(links[n].mass, X_host[n][0] @ links[n].com + X_host[n][1],
+                   X_host[n][0] @ links[n].central @ X_host[n][0].T) for n in members]
+        total = pieces[0]
+        for piece in pieces[1:]:
+            total = _combine(total, piece)
+        bad = [n for n in members if links[n].inertia_problem]
+        try:
+            check_inertia_matrix(total[2], "inertia about the mass center")
+        except InvalidInertia as e:
+            others = f" (with the links fused into it: {[n for n in members if n != body]})" if len(members) > 1 else ""
+            raise InvalidArgument(f"URDF {links[body].node.where()}{others}: {e}") from None
+        repaired += [f"{n!r} (line {links[n].node.line}): {links[n].inertia_problem}" for n in bad]
+    return repaired

@@ -3,8 +3,8 @@
 * ``<dynamics damping="c">``: ``Force.MobilityLinearDamper(c)`` on every u of the joint (N m s/rad or N s/m;
   for planar and floating joints one c on every u, which is frame-independent).
 * ``<limit lower upper>`` of revolute and prismatic joints: ``Force.MobilityLinearStop`` (jaxbody.io._passive:
-  stiffness M_ii / tau^2 with M_ii the joint's mass-matrix diagonal at q = 0, computed here from the links'
-  inertias) unless ``joint_limits=False``; ``lower > upper`` is an error naming the joint and the file.
+  stiffness M_ii / tau^2 with M_ii the joint's mass-matrix diagonal at q = 0, from the links' inertias by
+  jaxbody.io.urdf_parse.axis_inertias_at_zero) unless ``joint_limits=False``; ``lower > upper`` is an error naming the joint and the file.
   ``effort`` and ``velocity`` limits and ``<safety_controller>`` are controller data, not passive physics,
   and are not read.
 * ``<dynamics friction="F">`` (Coulomb friction, N m or N) with ``friction="smooth"`` (the default):
@@ -15,8 +15,6 @@
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from jaxbody._api.force import Force
 from jaxbody.errors import InvalidArgument
@@ -31,40 +29,12 @@ def check_limits(joints, source: str):
                                   f"{j.limits[0]} > upper = {j.limits[1]}")
 
 
-def joint_inertias_at_zero(root, links, joints) -> dict[str, float]:
-    """Revolute/prismatic joint name -> its mass-matrix diagonal entry at q = 0 (kg m^2 or kg): the inertia of
-    everything the joint carries about the joint's axis line, or the carried mass."""
-    R0, p0 = {root: np.eye(3)}, {root: np.zeros(3)}
-    children: dict[str, list[str]] = {name: [] for name in links}
-    for j in joints:  # tree order: the parent's pose is known
-        R0[j.child], p0[j.child] = R0[j.parent] @ j.R_PJ, R0[j.parent] @ j.p_PJ + p0[j.parent]
-        children[j.parent].append(j.child)
-    inertias = {}
-    for j in joints:
-        if j.type not in ("revolute", "prismatic"):
-            continue
-        carried, stack = [], [j.child]
-        while stack:
-            carried.append(stack.pop())
-            stack.extend(children[carried[-1]])
-        axis, total = R0[j.child] @ j.axis, 0.0
-        for name in carried:
-            link = links[name]
-            if j.type == "prismatic":
-                total += link.mass
-                continue
-            R = R0[name]
-            arm = np.cross(axis, R @ link.com + p0[name] - p0[j.child])
-            total += link.mass * arm @ arm + axis @ R @ link.central @ R.T @ axis
-        inertias[j.name] = float(total)
-    return inertias
-
-
-def add_urdf_passive(forces, root, links, joints, coordinates, joint_limits: bool, time_constant: float,
+def add_urdf_passive(forces, joints, axis_inertias, coordinates, joint_limits: bool, time_constant: float,
                      dissipation: float, friction: str, transition_velocity: float):
     """Dampers, friction (``friction="smooth"``) and limit stops of the parsed joints, added to ``forces``;
     warns for what is not modelled.
 
+    ``axis_inertias``: joint name -> its mass-matrix diagonal at q = 0 (``urdf_parse.axis_inertias_at_zero``).
     Returns ``(passive, stops)``: joint name -> [its MobilityLinearDamper and MobilitySmoothCoulombFriction
     handles], joint name -> its stop.
     """
@@ -82,10 +52,9 @@ def add_urdf_passive(forces, root, links, joints, coordinates, joint_limits: boo
             passive[j.name] = handles
     stops = {}
     if joint_limits:
-        inertia = joint_inertias_at_zero(root, links, joints)
         for j in joints:
-            if j.limits is not None and j.name in inertia:
-                stops[j.name] = add_limit_stop(forces, coordinates[j.name].mobilized_body, inertia[j.name],
+            if j.limits is not None and j.name in axis_inertias:
+                stops[j.name] = add_limit_stop(forces, coordinates[j.name].mobilized_body, axis_inertias[j.name],
                                                *j.limits, time_constant, dissipation)
     dynamics = {j.name: j.node.find("dynamics").attrib for j in joints if j.node.find("dynamics") is not None}
     nonzero = lambda key: {n for n, a in dynamics.items() if key in a and _nonzero(a[key])}  # noqa: E731

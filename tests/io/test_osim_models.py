@@ -182,7 +182,7 @@ def test_duplicate_joint_names_give_opensims_body_poses():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         imported = load_osim(MODELS / "opensim3" / f"{name}.osim")
-    assert any("'back' -> 'back_0'" in str(w.message) for w in caught)
+    assert any("'back' at line" in str(w.message) and "renamed back_0" in str(w.message) for w in caught)
     g = dict(np.load(HERE / "golden" / f"{name}_opensim3.npz"))
     model = imported.system.realize_topology()
     q, u = imported.from_opensim({str(n): g["q"][0, i] for n, i in zip(g["coordinate_names"], g["q_index"])},
@@ -199,5 +199,5 @@ def test_duplicate_joint_names_are_renamed_as_opensim_does(name):
     """osim-rl 3.x files naming two joints "back": OpenSim 4.6 renames the second "back_0" (and so gives each its
     own offset frames); load_osim does the same, with a warning, and matches OpenSim's M, udot and X_GB."""
     v3 = cached_case(name, "3.x")
-    assert any("duplicate names renamed" in w and "'back' -> 'back_0'" in w for w in v3.warnings)
+    assert any("duplicate names renamed" in w and "renamed back_0" in w for w in v3.warnings)
     assert_matches_golden(v3, TOL)

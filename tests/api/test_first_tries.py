@@ -1,0 +1,43 @@
+"""The natural first tries work: ``jax.jit`` of a bound Model or TimeStepper method (they hash by identity, so
+the bound method is a valid jit target), and ``jax.export`` of a model function under ``jb.use_backend("jax")``
+(the compiled backend's custom calls carry no cross-version guarantee, so JAX refuses to serialize them)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import jaxbody as jb
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integrators"))
+from oscillators import oscillator  # noqa: E402
+
+
+def test_jit_of_bound_methods():
+    _, model = oscillator()
+    state = model.default_state().set_q(jnp.array([0.7]))
+    realized = jax.jit(model.realize)(state)
+    np.testing.assert_array_equal(realized.acceleration.udot, model.realize(state).acceleration.udot)
+    assert hash(model) == hash(model) and model == model and model != jb.replace_parameters(model)
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-6))
+    run, rows = jax.jit(ts.simulate)(state, jnp.array([0.1, 0.2]))
+    _, eager_rows = ts.simulate(state, [0.1, 0.2])
+    np.testing.assert_allclose(rows.q, eager_rows.q, rtol=1e-12)
+
+
+def test_export_with_the_jax_backend():
+    _, model = oscillator()
+    state = model.default_state()
+
+    def udot(q):
+        return model.realize(state.set_q(q), jb.Stage.Acceleration).acceleration.udot
+
+    with jb.use_backend("jax"):
+        exported = jax.export.export(jax.jit(udot))(state.q)
+    q = jnp.array([0.3])   # (serialize() needs the optional flatbuffers package)
+    np.testing.assert_allclose(exported.call(q), udot(q), rtol=1e-14)
+    assert "custom_call" not in exported.mlir_module()
