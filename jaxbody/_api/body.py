@@ -62,11 +62,13 @@ def host_transform(X, what: str, body_name: str) -> tuple[np.ndarray, np.ndarray
         X = Transform(X)
     if not isinstance(X, Transform):
         raise InvalidArgument(f"{body_name}: {what} must be a jb.Transform, got {type(X).__name__}")
-    R = np.asarray(X.R, dtype=float)
-    p = np.asarray(X.p, dtype=float)
-    if R.shape != (3, 3) or p.shape != (3,):
-        raise InvalidArgument(f"{body_name}: {what} must hold a 3x3 rotation and a 3-vector, got {R.shape}, {p.shape}")
-    failed = first_failure({**rotation_failures(R), **vector_failures(p)})
+    R_given, p_given = np.asarray(X.R), np.asarray(X.p)
+    if R_given.shape != (3, 3) or p_given.shape != (3,):
+        raise InvalidArgument(f"{body_name}: {what} must hold a 3x3 rotation and a 3-vector, got {R_given.shape}, "
+                              f"{p_given.shape}")
+    # Checked at the precision it was given in (a Transform composed in float32, JAX's default, is orthonormal to
+    # float32's tolerance, not float64's), then kept as float64 numpy.
+    failed = first_failure({**rotation_failures(R_given), **vector_failures(p_given)})
     if failed:
-        raise InvalidArgument(f"{body_name}: " + message(failed[0], what, R))
-    return R, p
+        raise InvalidArgument(f"{body_name}: " + message(failed[0], what, R_given))
+    return np.asarray(R_given, dtype=float), np.asarray(p_given, dtype=float)
