@@ -67,8 +67,8 @@ def z_dot(model, states):
     return jax.vmap(lambda s: model.realize(s, jb.Stage.Dynamics).dynamics.zdot)(states)
 
 
-@pytest.mark.parametrize("name", ["actuators", "gait9dof18musc",
-                                  pytest.param("MoBL_ARMS", marks=pytest.mark.long)])  # 14 limit forces; 25 s
+@pytest.mark.parametrize("name", ["actuators", pytest.param("gait9dof18musc", marks=pytest.mark.long),
+                                  pytest.param("MoBL_ARMS", marks=pytest.mark.long)])  # ~20 s each (import, compile)
 def test_generalized_forces_match_opensim(name):
     imp, model = imported(name)
     golden = GOLDEN[name]
