@@ -15,6 +15,7 @@ import numpy as np
 
 from jaxbody._api.model import Model
 from jaxbody._constraints.layout import build_constraint_set
+from jaxbody._dynamics.forces import force_control_slices
 from jaxbody._dynamics.motion import BoundMotion, Motion
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import SystemSignature
@@ -70,18 +71,15 @@ def build_model(system):
 
 def _build_forces(handles):
     """The traced force elements of ``handles`` and the controls' names: each element that reads controls gets
-    its ``first_control`` (its controls follow the previous elements', in element order)."""
-    elements, names = [], []
-    for handle in handles:
-        element = handle._build()
+    its ``first_control`` (its controls follow the previous elements', in element order: force_control_slices)."""
+    elements = [handle._build() for handle in handles]
+    for handle, element in zip(handles, elements):
         if element.num_controls() != handle.num_controls:
             raise AssertionError(f"{handle.name}: the element reads {element.num_controls()} controls, its handle "
                                  f"names {handle.num_controls}")
-        if handle.num_controls:
-            element = dataclasses.replace(element, first_control=len(names))
-        elements.append(element)
-        names += handle.control_names
-    return tuple(elements), tuple(names)
+    elements = [dataclasses.replace(e, first_control=s.start) if e.num_controls() else e
+                for e, s in zip(elements, force_control_slices(elements))]
+    return tuple(elements), tuple(name for handle in handles for name in handle.control_names)
 
 
 def _armature(bodies, nu):

@@ -16,6 +16,10 @@
    generalized forces ``f + J^T F`` per coordinate (Simbody's ``multiplyBySystemJacobianTranspose``), and the
    derivatives of the ActivationCoordinateActuator's activation and of the limit force's dissipated energy.
    Writes tests/actuators/golden/osim_actuators.json.
+3. The same for tests/models/osim/opensim3/actuators_3x.osim: opensim3/upgrade_rules.osim (a 3.x document)
+   with a ForceSet in OpenSim 3.x fields (BushingForce and ExpressionBasedBushingForce with ``body_1`` and
+   ``location_body_1``/``orientation_body_1``, PointToPointSpring with ``body1``, ``isDisabled``), read by
+   OpenSim 4.6 itself.
 """
 
 from __future__ import annotations
@@ -177,10 +181,44 @@ KINDS = ACTUATORS + ("SpringGeneralizedForce", "CoordinateLimitForce", "PointToP
                      "ExpressionBasedCoordinateForce", "ExpressionBasedBushingForce")
 
 
+#: OpenSim 3.x fields of the two-body-frame forces and a disabled force, added to opensim3/upgrade_rules.osim.
+FORCES_3X = """<ForceSet><objects>
+<BushingForce name="bushing3"><body_1>a</body_1><body_2>c</body_2><location_body_1>0.1 0 0.05</location_body_1>
+<orientation_body_1>0.2 -0.1 0.3</orientation_body_1><location_body_2>0 0.1 0</location_body_2>
+<orientation_body_2>0 0 0</orientation_body_2><rotational_stiffness>10 20 30</rotational_stiffness>
+<translational_stiffness>100 200 300</translational_stiffness><rotational_damping>1 2 3</rotational_damping>
+<translational_damping>4 5 6</translational_damping></BushingForce>
+<PointToPointSpring name="p2p3"><body1>b</body1><body2>d</body2><point1>0.1 0 0</point1><point2>0 0.1 0.2</point2>
+<stiffness>30</stiffness><rest_length>0.1</rest_length></PointToPointSpring>
+<ExpressionBasedBushingForce name="ebbf3"><body_1>ground</body_1><body_2>e</body_2><location_body_1>0 0.5 0</location_body_1>
+<orientation_body_1>0 0 0</orientation_body_1><location_body_2>0.1 0 0</location_body_2>
+<orientation_body_2>0.1 0.2 0</orientation_body_2><Fy_expression>20*delta_y</Fy_expression>
+<Mz_expression>3*theta_z+theta_x*theta_y</Mz_expression><translational_damping>1 1 1</translational_damping>
+</ExpressionBasedBushingForce>
+<CoordinateLimitForce name="clf3"><isDisabled>false</isDisabled><coordinate>a_angle</coordinate><upper_stiffness>5</upper_stiffness>
+<upper_limit>10</upper_limit><lower_stiffness>5</lower_stiffness><lower_limit>-20</lower_limit><damping>0.05</damping>
+<transition>10</transition></CoordinateLimitForce>
+<SpringGeneralizedForce name="sgf3"><isDisabled>true</isDisabled><coordinate>b_flex</coordinate><stiffness>7</stiffness>
+<rest_length>0.1</rest_length><viscosity>0.3</viscosity></SpringGeneralizedForce>
+</objects></ForceSet>
+"""
+
+
+def write_3x_model():
+    text = (MODELS / "opensim3" / "upgrade_rules.osim").read_text()
+    empty = "<ForceSet><objects /><groups /></ForceSet>"
+    assert empty in text
+    path = MODELS / "opensim3" / "actuators_3x.osim"
+    path.write_text(text.replace(empty, FORCES_3X.strip(), 1))
+    return path
+
+
 def main():
     rng = np.random.default_rng(35)
     write_model(MODELS / "actuators.osim", rng)
     golden = {name: model_golden(MODELS / f"{name}.osim", rng) for name in ("actuators", "MoBL_ARMS", "gait9dof18musc")}
+    golden["actuators_3x"] = model_golden(write_3x_model(), rng)
+    golden["actuators_3x"]["file"] = "opensim3/actuators_3x.osim"
     (HERE / "golden").mkdir(exist_ok=True)
     (HERE / "golden" / "osim_actuators.json").write_text(json.dumps(golden, indent=1))
 

@@ -1,6 +1,6 @@
 """OpenSim's actuators and passive forces imported by load_osim, against OpenSim 4.6's generalized forces
 (tests/actuators/generate_osim_actuator_golden.py): every force of tests/models/osim/actuators.osim (one of each
-kind), MoBL_ARMS's CoordinateLimitForces and gait9dof18musc's (CustomJoint coordinates), at random states with
+kind), a 3.x document's forces (opensim3/actuators_3x.osim), MoBL_ARMS's CoordinateLimitForces and gait9dof18musc's (CustomJoint coordinates), at random states with
 random controls and activations, to 1e-9; the state-variable derivatives (activation, dissipated energies) too."""
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ def z_dot(model, states):
     return jax.vmap(lambda s: model.realize(s, jb.Stage.Dynamics).dynamics.zdot)(states)
 
 
-@pytest.mark.parametrize("name", ["actuators", "gait9dof18musc",
-                                  pytest.param("MoBL_ARMS", marks=pytest.mark.long)])  # 14 limit forces; 25 s
+@pytest.mark.parametrize("name", ["actuators", pytest.param("actuators_3x", marks=pytest.mark.long),
+                                  pytest.param("gait9dof18musc", marks=pytest.mark.long),
+                                  pytest.param("MoBL_ARMS", marks=pytest.mark.long)])  # ~20 s each (import, compile)
 def test_generalized_forces_match_opensim(name):
     imp, model = imported(name)
     golden = GOLDEN[name]
@@ -86,6 +87,14 @@ def test_generalized_forces_match_opensim(name):
         for path, value in record["derivatives"].items():
             force = path.split("/")[2]
             assert_close(zdots[k, imp.forces_by_name[force].z_slice.start], value, 1e-9, f"{name} state {k}: d/dt {path}")
+
+
+def test_opensim3_fields_and_is_disabled():
+    """The 3.x document's two-frame forces (body_1, location/orientation_body_1), PointToPointSpring (body1) and
+    ``isDisabled``: built, and the disabled one off in the default state (its numbers: the parametrized test)."""
+    imp, model = imported("actuators_3x")
+    assert list(imp.forces_by_name) == GOLDEN["actuators_3x"]["forces"] and imp.disabled_forces == ["sgf3"]
+    assert bool(imp.forces_by_name["sgf3"].is_disabled(imp.default_state(model)))
 
 
 def test_every_force_of_the_model_file_is_imported_and_named():
