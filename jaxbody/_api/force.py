@@ -13,12 +13,16 @@ from jaxbody._api.force_actuators import ActuatorForces
 from jaxbody._api.force_basic import BasicForces
 from jaxbody._api.force_compound import CompoundForces
 from jaxbody._api.force_muscles import MuscleForces
+from jaxbody._api.force_opensim_passive import OpenSimPassiveForces
 
 
-class Force(BasicForces, CompoundForces, ActuatorForces, MuscleForces):
+class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, MuscleForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
-    Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound); OpenSim's CoordinateActuator and
-    ActivationCoordinateActuator, read from ``State.controls`` (jaxbody._api.force_actuators); OpenSim's
-    Thelen2003Muscle and DeGrooteFregly2016Muscle on a path (jaxbody._api.force_muscles)."""
+    Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound); OpenSim's actuators CoordinateActuator,
+    ActivationCoordinateActuator, PointActuator, TorqueActuator, driven by ``State.controls``
+    (jaxbody._api.force_actuators), and passive forces SpringGeneralizedForce, CoordinateLimitForce,
+    ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); OpenSim's
+    Thelen2003Muscle, DeGrooteFregly2016Muscle and Millard2012EquilibriumMuscle on a path
+    (jaxbody._api.force_muscles)."""

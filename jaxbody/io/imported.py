@@ -103,7 +103,9 @@ class ImportedModel(CoordinateIndex):
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual;
     passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs, dampers and friction made from the file
     (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its
-    ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``).
+    ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``);
+    actuators: MJCF: the handle of the model's actuators (jaxbody.io.mjcf_actuators; None without any), whose
+    controls are MuJoCo's ctrl.
     """
 
     system: MultibodySystem
@@ -121,6 +123,7 @@ class ImportedModel(CoordinateIndex):
     friction: dict[str, float] = dataclasses.field(default_factory=dict)
     passive_forces: dict[str, list[ForceHandle]] = dataclasses.field(default_factory=dict)
     limit_stops: dict[str, ForceHandle] = dataclasses.field(default_factory=dict)
+    actuators: ForceHandle | None = None
 
 
 def homogeneous(R, p) -> np.ndarray:

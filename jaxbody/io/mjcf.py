@@ -25,6 +25,9 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities).
+* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints
+  and fixed tendons) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
+  State's controls are MuJoCo's ctrl, its z (after any earlier elements') MuJoCo's act.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from jaxbody.io._passive import (
     check_friction_options,
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
+from jaxbody.io.mjcf_actuators import add_mjcf_actuators
 from jaxbody.io.mjcf_equalities import add_equalities
 from jaxbody.io.mjcf_parts import mjcf_visuals, names
 from jaxbody.io.mjcf_passive import add_mjcf_passive
@@ -150,6 +154,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         system.set_up_direction(up_direction_against(gravity))
     passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits,
                                       limit_time_constant, limit_dissipation, friction, friction_transition_velocity)
+    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     for j, name in enumerate(joint_names):
@@ -163,7 +168,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         damping={n: float(m.dof_damping[d]) for n, d in dof.items() if m.dof_damping[d] != 0},
         friction={n: float(m.dof_frictionloss[d]) for n, d in dof.items() if m.dof_frictionloss[d] != 0},
         armature=armature, gravity=gravity, visuals=mjcf_visuals(mujoco, m, body_names),
-        passive_forces=passive, limit_stops=stops,
+        passive_forces=passive, limit_stops=stops, actuators=actuators,
     )
 
 

@@ -33,12 +33,10 @@ def n_body_xyz(a):
     ]) / c1
 
 
-class LinearBushing(ForceElement):
-    """Linear bushing between frame F = X_B1F on body1 and frame M = X_B2M on body2 (see the module docstring).
-
-    stiffness (6,): 3 rotational (N m/rad) then 3 translational (N/m); damping (6,) likewise (per unit rate).
-    Needs Velocity. z = (dissipated energy (J),), zdot = ``sum c qdot^2``.
-    """
+class TwoFrameBushing(ForceElement):
+    """Frame F = X_B1F on body1 and frame M = X_B2M on body2, their bushing coordinates q = (a, p) and rates, and
+    the body forces of generalized forces on q (the module docstring); LinearBushing and OpenSim's
+    ExpressionBasedBushingForce differ only in the generalized forces."""
 
     body1: int = eqx.field(static=True)
     body2: int = eqx.field(static=True)
@@ -46,8 +44,6 @@ class LinearBushing(ForceElement):
     p_B1F: jnp.ndarray
     R_B2M: jnp.ndarray
     p_B2M: jnp.ndarray
-    stiffness: jnp.ndarray
-    damping: jnp.ndarray
 
     def calc_q_and_q_dot(self, state):
         """The bushing's coordinates q (6,) and rates qdot (6,), with the frames they came from."""
@@ -66,14 +62,29 @@ class LinearBushing(ForceElement):
         qdot = jnp.concatenate([spatial.matvec(N_B, spatial.mattvec(R_FM, w_FM_F)), v_FM_F])
         return jnp.concatenate([a, p_FM]), qdot, (N_B, R_GF, R_GM, p_B1F_G, p_B2M_G, p_FM_G)
 
-    def calc(self, model, state):
-        q, qdot, (N_B, R_GF, R_GM, p_B1F_G, p_B2M_G, p_FM_G) = self.calc_q_and_q_dot(state)
-        f = -(self.stiffness * q + self.damping * qdot)
+    def body_forces_of(self, model, f, frames):
+        """Body forces (nbodies, 2, 3) of generalized forces f (6,) on the bushing coordinates."""
+        N_B, R_GF, R_GM, p_B1F_G, p_B2M_G, p_FM_G = frames
         m_G = spatial.matvec(R_GM, spatial.mattvec(N_B, f[:3]))
         f_G = spatial.matvec(R_GF, f[3:])
         F2 = jnp.stack([m_G + jnp.cross(p_B2M_G, f_G), f_G])
         F1 = jnp.stack([-(m_G + jnp.cross(p_FM_G, f_G)) - jnp.cross(p_B1F_G, f_G), -f_G])
-        F = no_body_forces(model, f.dtype).at[self.body2].add(F2).at[self.body1].add(F1)
+        return no_body_forces(model, f.dtype).at[self.body2].add(F2).at[self.body1].add(F1)
+
+
+class LinearBushing(TwoFrameBushing):
+    """Linear bushing between frame F = X_B1F on body1 and frame M = X_B2M on body2 (see the module docstring).
+
+    stiffness (6,): 3 rotational (N m/rad) then 3 translational (N/m); damping (6,) likewise (per unit rate).
+    Needs Velocity. z = (dissipated energy (J),), zdot = ``sum c qdot^2``.
+    """
+
+    stiffness: jnp.ndarray
+    damping: jnp.ndarray
+
+    def calc(self, model, state):
+        q, qdot, frames = self.calc_q_and_q_dot(state)
+        F = self.body_forces_of(model, -(self.stiffness * q + self.damping * qdot), frames)
         return F, no_mobility_forces(model, F.dtype), 0.5 * jnp.sum(self.stiffness * q * q)
 
     def num_z(self) -> int:

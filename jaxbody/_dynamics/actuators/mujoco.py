@@ -1,0 +1,167 @@
+"""MuJoCo's actuators (mj_transmission + mj_fwdActuation, MuJoCo 4.0) as one force element for a whole model.
+
+Per actuator i, with ``ctrl`` its entry of ``State.controls`` (MuJoCo's ``d.ctrl``; clipped to ctrlrange when
+ctrllimited) and ``act`` its activation (the element's ``State.z``, MuJoCo's ``d.act`` order):
+
+* transmission (joint on a hinge or slide, or a fixed tendon): ``length = gear (c . q)``, ``velocity = gear
+  (c . u)``, ``moment = gear c`` over the scalar joints' dofs (``coupling`` row c: 1 on the joint, or the
+  tendon's coefficients);
+* ``act_dot``: integrator ``ctrl``; filter and filterexact ``(ctrl - act) / max(1e-15, tau)``; muscle
+  mju_muscleDynamics (jaxbody._dynamics.actuators.mujoco_curves). With actlimited, an activation at a bound of
+  actrange does not move outward (the continuous-time form of MuJoCo's clamp after each step; inside the
+  range ``act_dot`` is MuJoCo's);
+* input: ctrl without dynamics, else act, or with actearly MuJoCo's next activation
+  ``clip(act + timestep act_dot)`` (filterexact: ``act + act_dot tau (1 - exp(-timestep / tau))``);
+* ``force = gain input + bias``, gain fixed ``gainprm[0]``, affine ``gainprm[0] + gainprm[1] length +
+  gainprm[2] velocity`` or muscle mju_muscleGain; bias none, affine (biasprm likewise) or muscle mju_muscleBias;
+  clipped to forcerange when forcelimited;
+* ``qfrc_actuator = moment^T force``, clipped per dof to a joint's actfrcrange when actfrclimited.
+
+Every number is a leaf (gear, tendon coefficients, gain/bias/dyn parameters, ranges, lengthrange, acc0 and
+the timestep actearly uses); the actuator types are static, and each formula runs on the actuators of its type
+only. An actuator MuJoCo computes in a way jaxbody does not (``active`` false: another transmission, a
+plugin, PID or DC-motor types, delay; the importer warns naming it) keeps its control slot and gives no force.
+Cost: O(nactuator + ndof) per evaluation; Dynamics stage (needs Velocity).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._dynamics.actuators import mujoco_curves as curves
+from jaxbody._dynamics.forces import ForceElement, no_body_forces
+
+
+class ActuatorOutputs(NamedTuple):
+    """MuJoCo's mjData actuator fields: actuator_length, actuator_velocity, actuator_moment (nactuator, ndof)
+    over ``MujocoActuators.dof_u``, actuator_force (nactuator,), act_dot (na,), and qfrc_actuator as jaxbody
+    mobility forces (nu,)."""
+
+    length: jnp.ndarray
+    velocity: jnp.ndarray
+    moment: jnp.ndarray
+    force: jnp.ndarray
+    act_dot: jnp.ndarray
+    mobility_forces: jnp.ndarray
+
+
+def _rows(kinds, wanted):
+    return np.array([i for i, k in enumerate(kinds) if k == wanted], dtype=int)
+
+
+class MujocoActuators(ForceElement):
+    """All of a MuJoCo model's actuators (module docstring). Static: per actuator ``gain_type`` ("fixed",
+    "affine", "muscle"), ``bias_type`` ("none", "affine", "muscle"), ``dyn_type`` ("none", "integrator",
+    "filter", "filterexact", "muscle"), ``act_index`` (its z index or -1), ``actearly``, ``ctrllimited``,
+    ``forcelimited``, ``actlimited``, ``active``; ``dof_q``/``dof_u`` the scalar joints' q and u indices;
+    ``clamped_dofs`` the dofs with a joint actfrcrange; ``num_act`` MuJoCo's na (this element's z). Leaves: gear (n,), coupling (n, ndof), gainprm,
+    biasprm, dynprm (n, 10), ctrlrange, forcerange, actrange, lengthrange (n, 2), acc0 (n,), actfrcrange
+    (ndof, 2), timestep ()."""
+
+    gain_type: tuple = eqx.field(static=True)
+    bias_type: tuple = eqx.field(static=True)
+    dyn_type: tuple = eqx.field(static=True)
+    act_index: tuple = eqx.field(static=True)
+    actearly: tuple = eqx.field(static=True)
+    ctrllimited: tuple = eqx.field(static=True)
+    forcelimited: tuple = eqx.field(static=True)
+    actlimited: tuple = eqx.field(static=True)
+    active: tuple = eqx.field(static=True)
+    dof_q: tuple = eqx.field(static=True)
+    dof_u: tuple = eqx.field(static=True)
+    clamped_dofs: tuple = eqx.field(static=True)
+    num_act: int = eqx.field(static=True)
+    gear: jnp.ndarray
+    coupling: jnp.ndarray
+    gainprm: jnp.ndarray
+    biasprm: jnp.ndarray
+    dynprm: jnp.ndarray
+    ctrlrange: jnp.ndarray
+    forcerange: jnp.ndarray
+    actrange: jnp.ndarray
+    lengthrange: jnp.ndarray
+    acc0: jnp.ndarray
+    actfrcrange: jnp.ndarray
+    timestep: jnp.ndarray
+    first_control: int = eqx.field(static=True, default=-1)
+
+    def num_controls(self) -> int:
+        return len(self.gain_type)
+
+    def num_z(self) -> int:
+        return self.num_act
+
+    def calc(self, model, state):
+        raise NotImplementedError("MujocoActuators reads its activations from State.z: use calc_with_z")
+
+    def calc_with_z(self, model, state, z):
+        out = self.calc_outputs(model, state, z)
+        return no_body_forces(model, out.force.dtype), out.mobility_forces, jnp.zeros((), out.force.dtype)
+
+    def calc_z_dot(self, model, state, z):
+        return self.calc_outputs(model, state, z).act_dot
+
+    def _controls(self, state):
+        ctrl = state.controls[self.first_control: self.first_control + self.num_controls()]
+        clipped = jnp.clip(ctrl, self.ctrlrange[:, 0], self.ctrlrange[:, 1])
+        return jnp.where(np.array(self.ctrllimited, bool), clipped, ctrl)
+
+    def calc_outputs(self, model, state, z) -> ActuatorOutputs:
+        """MuJoCo's actuator fields at ``state`` (realized to Velocity) with activations ``z`` (na,)."""
+        dtype = state.q.dtype
+        n = self.num_controls()
+        moment = self.gear[:, None] * self.coupling
+        length = moment @ state.q[np.array(self.dof_q, int)]
+        velocity = moment @ state.u[np.array(self.dof_u, int)]
+        ctrl = self._controls(state)
+        with_act = np.array([a >= 0 for a in self.act_index])
+        act_rows, act_slots = np.flatnonzero(with_act), np.array([a for a in self.act_index if a >= 0], int)
+        act = jnp.zeros(n, dtype).at[act_rows].set(z[act_slots])
+        act_dot = jnp.zeros(n, dtype)
+        tau = jnp.maximum(curves.MINVAL, self.dynprm[:, 0])
+        for kind, value in (("integrator", ctrl), ("filter", (ctrl - act) / tau), ("filterexact", (ctrl - act) / tau),
+                            ("muscle", None)):
+            rows = _rows(self.dyn_type, kind)
+            if rows.size:
+                v = curves.muscle_dynamics(ctrl[rows], act[rows], self.dynprm[rows]) if value is None else value[rows]
+                act_dot = act_dot.at[rows].set(v)
+        lo, hi = self.actrange[:, 0], self.actrange[:, 1]
+        limited = np.array(self.actlimited, bool)
+        step = jnp.where(np.array(self.dyn_type) == "filterexact",
+                         act_dot * tau * (1 - jnp.exp(-self.timestep / tau)), act_dot * self.timestep)
+        early = jnp.where(limited, jnp.clip(act + step, lo, hi), act + step)
+        used = jnp.where(np.array(self.actearly, bool), early, act)
+        drive = jnp.where(with_act, used, ctrl)
+        gain = jnp.zeros(n, dtype)
+        bias = jnp.zeros(n, dtype)
+        rows = _rows(self.gain_type, "fixed")
+        gain = gain.at[rows].set(self.gainprm[rows, 0])
+        for kinds, prm, target in ((self.gain_type, self.gainprm, "gain"), (self.bias_type, self.biasprm, "bias")):
+            rows = _rows(kinds, "affine")
+            affine = prm[rows, 0] + prm[rows, 1] * length[rows] + prm[rows, 2] * velocity[rows]
+            if target == "gain":
+                gain = gain.at[rows].set(affine)
+            else:
+                bias = bias.at[rows].set(affine)
+        rows = _rows(self.gain_type, "muscle")
+        gain = gain.at[rows].set(curves.muscle_gain(length[rows], velocity[rows], self.lengthrange[rows],
+                                                    self.acc0[rows], self.gainprm[rows]))
+        rows = _rows(self.bias_type, "muscle")
+        bias = bias.at[rows].set(curves.muscle_bias(length[rows], self.lengthrange[rows], self.acc0[rows],
+                                                    self.biasprm[rows]))
+        force = gain * drive + bias
+        force = jnp.where(np.array(self.forcelimited, bool),
+                          jnp.clip(force, self.forcerange[:, 0], self.forcerange[:, 1]), force)
+        force = jnp.where(np.array(self.active, bool), force, 0.0)
+        qfrc = moment.T @ force
+        clamped = np.array(self.clamped_dofs, int)
+        qfrc = qfrc.at[clamped].set(jnp.clip(qfrc[clamped], self.actfrcrange[clamped, 0], self.actfrcrange[clamped, 1]))
+        f = jnp.zeros(model.topology.nu, dtype).at[np.array(self.dof_u, int)].add(qfrc)
+        outward = limited & (((act >= hi) & (act_dot > 0)) | ((act <= lo) & (act_dot < 0)))
+        act_dot = jnp.where(outward, 0.0, act_dot)
+        zdot = jnp.zeros(self.num_act, dtype).at[act_slots].set(act_dot[act_rows])
+        return ActuatorOutputs(length, velocity, moment, force, zdot, f)
