@@ -22,6 +22,7 @@ class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, M
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
     Thermostat, DiscreteForces, Custom (jaxbody._api.force_compound); OpenSim's actuators CoordinateActuator,
     ActivationCoordinateActuator, PointActuator, TorqueActuator, driven by ``State.controls``
-    (jaxbody._api.force_actuators); passive forces SpringGeneralizedForce, CoordinateLimitForce,
-    ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); and
-    OpenSim's Thelen2003Muscle and DeGrooteFregly2016Muscle on a path (jaxbody._api.force_muscles)."""
+    (jaxbody._api.force_actuators), and passive forces SpringGeneralizedForce, CoordinateLimitForce,
+    ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); OpenSim's
+    Thelen2003Muscle, DeGrooteFregly2016Muscle and Millard2012EquilibriumMuscle on a path
+    (jaxbody._api.force_muscles)."""

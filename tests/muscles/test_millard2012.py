@@ -101,7 +101,9 @@ def test_derivatives_match_central_differences(variant):
         assert_close(ad, fd, 1e-6, f"d fiber velocity / d {field}")
 
 
+@pytest.mark.long
 def test_vmap_1024_states_shared_parameters():
+    """(--long: vmap over 1024 states runs in CI in test_thelen2003, test_millard_curves and test_muscle_system.)"""
     p = parameters("undamped")
     lengths = jnp.linspace(0.25, 0.33, 1024)
     f = jax.jit(jax.vmap(lambda l: millard2012_info(p, l, 0.05, 0.5, 0.1, 0.5, rigid_tendon=False,

@@ -130,3 +130,17 @@ def test_wrapped_length_gradient_matches_central_differences():
             e = jnp.zeros_like(q[k]).at[j].set(h)
             fd = (length_and_arms(q[k] + e)[0] - length_and_arms(q[k] - e)[0]) / (2 * h)
             assert abs(arms[j] + fd) < 1e-7, (k, j, float(arms[j]), float(-fd))
+
+
+@pytest.mark.long
+def test_mobl_arms_sphere_and_cylinder_paths_match_opensim():
+    """MoBL_ARMS's paths over spheres and cylinders (several per path: OpenSim's multi-pass wrapping), length
+    and lengthening speed (its moment arms about coupled coordinates need compute_moment_arm's projection)."""
+    name = "MoBL_ARMS"
+    imp, _ = imported(name)
+    names = [n for n, w in GOLDEN[name]["wrapped"].items() if w and n in imp.paths]
+    L, V, _ = path_numbers(name, names, exact=False)
+    for k, record in enumerate(GOLDEN[name]["states"]):
+        for i, n in enumerate(names):
+            assert abs(L[k, i] - record["paths"][n]["length"]) < 1e-12, (n, k)
+            assert abs(V[k, i] - record["paths"][n]["speed"]) < 1e-12, (n, k)
