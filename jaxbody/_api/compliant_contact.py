@@ -135,7 +135,7 @@ def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float)
 class CompliantContactSubsystem(GeneralForceSubsystem):
     """Simbody's CompliantContactSubsystem: Hertz (circular, elliptical) with Hunt-Crossley dissipation,
     brick/half-space penalty, Simbody's material combination and friction (static, dynamic, viscous, with
-    ``set_transition_velocity``, default 0.001 m/s as Simbody) on every pair the ``tracker`` tracks.
+    ``set_transition_velocity``, default 0.01 m/s as Simbody) on every pair the ``tracker`` tracks.
 
     A force subsystem with one element (``self.force``, a ForceHandle: ``set_disabled(state)`` etc.)."""
 
@@ -144,11 +144,11 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
             raise InvalidArgument("CompliantContactSubsystem(system, tracker) needs the jb.ContactTrackerSubsystem of this system")
         super().__init__(system)
         self.tracker = tracker
-        self._transition_velocity = 0.001
+        self._transition_velocity = 0.01
         self.force = ForceHandle(self, lambda: _build_element(tracker, self._transition_velocity), "CompliantContactSubsystem")
 
     def set_transition_velocity(self, v) -> None:
-        """Friction's transition velocity (m/s, > 0; Simbody's default 0.001); before ``realize_topology()``
+        """Friction's transition velocity (m/s, > 0; Simbody's default 0.01); before ``realize_topology()``
         (after it, it is the Model leaf ``transition_velocity`` of the element)."""
         self.system._check_not_frozen("set the transition velocity")
         v = float(np.asarray(v, dtype=float))

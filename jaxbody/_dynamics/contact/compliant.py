@@ -128,4 +128,8 @@ class CompliantContactForce(ForceElement):
     def calc_contact_forces(self, state) -> ContactForces:
         """The per-pair report (``ContactForces``) at this State (realized to Velocity)."""
         parts = [_summarize(*self._group_forces(state, group)[:2]) for group in self.groups]
+        if not parts:  # no tracked pair: empty arrays of the documented shapes
+            dtype = state.q.dtype
+            v, s = jnp.zeros((0, 3), dtype), jnp.zeros((0,), dtype)
+            return ContactForces(jnp.zeros((0,), bool), s, v, v, v, v, s, s)
         return ContactForces(*(jnp.concatenate(field) for field in zip(*parts)))

@@ -25,7 +25,8 @@ class Contact(NamedTuple):
     ``curvatures`` (n, m, 2): relative principal curvatures (kmax, kmin), 1/m, kmax >= kmin >= 0: the sums of
         the two surfaces' curvatures in the principal directions of the relative surface (Hertz's A, B times
         2). Circular contacts give kmax = kmin = 1 / R_eff (R_eff = r1 r2 / (r1 + r2), a half-space's radius
-        infinite). Used by the Hertz models; 0 for points of the penalty and elastic-foundation models.
+        infinite). Used by the Hertz models, which need kmax + kmin > 0 (circular) and kmin > 0 (elliptical);
+        0 for points of the penalty and elastic-foundation models.
     ``area`` (n, m): area of the patch element each point stands for, m^2 (ElasticFoundation: a mesh face's
         area); 0 for Hertz and penalty points.
 

@@ -17,7 +17,7 @@ from jaxbody._math import spatial
 #: Sphere/ellipsoid closest-point iterations (Newton on the ellipsoid's normal parameter; see sphere_ellipsoid).
 ELLIPSOID_NEWTON_STEPS = 40
 #: Golden-section steps locating a capsule's axis point closest to a box (interval shrinks by 0.618 each).
-BOX_SEGMENT_STEPS = 40
+BOX_SEGMENT_STEPS = 60
 
 
 def _unit(v, fallback):
