@@ -13,6 +13,7 @@ import itertools
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._api.mesh_files import read_mesh_file
 from jaxbody._dynamics.contact import shapes
 from jaxbody._dynamics.contact.trackers import hull
 from jaxbody.errors import InvalidArgument
@@ -121,6 +122,11 @@ class ContactGeometry:
         def static_key(self) -> tuple:
             return (self.fields["vertices"].shape[0], self.faces)
 
+        @classmethod
+        def from_file(cls, path):
+            """The convex hull of a mesh file's vertices (trimesh, the ``io`` extra)."""
+            return cls(read_mesh_file(path, "ContactGeometry.ConvexMesh")[0])
+
     class TriangleMesh(_Geometry):
         """Closed triangle mesh: ``vertices`` (nv, 3) in S, ``faces`` (nf, 3) vertex indices, counter-clockwise
         seen from outside (Simbody's TriangleMesh; ``jb.io`` reads mesh files into these arrays)."""
@@ -137,6 +143,11 @@ class ContactGeometry:
                 raise InvalidArgument(f"ContactGeometry.TriangleMesh faces must be (nf, 3) integer indices into the {v.shape[0]} vertices")
             super().__init__(vertices=v)
             self.faces = tuple(tuple(int(i) for i in row) for row in f)
+
+        @classmethod
+        def from_file(cls, path):
+            """A TriangleMesh from an .obj/.stl/.ply file (trimesh, the ``io`` extra; vertices kept as written)."""
+            return cls(*read_mesh_file(path, "ContactGeometry.TriangleMesh"))
 
         def static_key(self) -> tuple:
             return (self.fields["vertices"].shape[0], self.faces)

@@ -16,6 +16,7 @@ from jaxbody._api.force_checks import check_mobod as _check_mobod
 from jaxbody._api.force_checks import scalar as _scalar
 from jaxbody._api.force_checks import vec3 as _vec3
 from jaxbody._api.force_handles import ForceHandle
+from jaxbody._api.mesh_files import read_mesh_file
 from jaxbody._dynamics.contact import elastic_foundation
 from jaxbody.errors import InvalidArgument
 
@@ -74,12 +75,8 @@ class ElasticFoundationForce(ForceHandle):
 
     def add_mesh_file(self, body, path, X_BM=None, **parameters) -> int:
         """``add_mesh`` with vertices and faces read from an .obj/.stl/.ply file by trimesh (the ``io`` extra)."""
-        try:
-            import trimesh
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise InvalidArgument("ElasticFoundationForce.add_mesh_file needs trimesh (pip install jaxbody[io])") from e
-        loaded = trimesh.load(path, force="mesh", process=False)
-        return self.add_mesh(body, loaded.vertices, loaded.faces, X_BM, **parameters)
+        vertices, faces = read_mesh_file(path, f"ElasticFoundationForce mesh on {body.name!r}")
+        return self.add_mesh(body, vertices, faces, X_BM, **parameters)
 
     def add_sphere(self, body, radius, station=(0.0, 0.0, 0.0)) -> int:
         """A sphere of ``radius`` (m) centered at ``station`` (in B) of ``body``."""

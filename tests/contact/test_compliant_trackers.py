@@ -38,10 +38,12 @@ def _random_shapes(seed):
     return {"HalfSpace": shapes.HalfSpace(), "Sphere": shapes.Sphere(u(0.05, 0.3)), "Ellipsoid": shapes.Ellipsoid(u(0.08, 0.4, 3)),
             "Capsule": shapes.Capsule(u(0.05, 0.2), u(0.05, 0.3)), "Brick": shapes.Brick(u(0.08, 0.35, 3)),
             "Cylinder": shapes.Cylinder(u(0.05, 0.2), u(0.05, 0.3)),
-            "ConvexMesh": shapes.ConvexMesh(u(0.08, 0.35, 1, 1) * _HULL_POINTS, tuple(map(tuple, _HULL_FACES.tolist())))}
+            "ConvexMesh": shapes.ConvexMesh(u(0.08, 0.35, 1, 1) * _HULL_POINTS, tuple(map(tuple, _HULL_FACES.tolist()))),
+            "TriangleMesh": shapes.TriangleMesh(u(0.08, 0.35, 1, 1) * _HULL_POINTS, tuple(map(tuple, _HULL_FACES.tolist())))}
 
 
 _HULL_POINTS = np.random.default_rng(0).normal(size=(12, 3))
+_HULL_POINTS /= np.linalg.norm(_HULL_POINTS, axis=1, keepdims=True)  # all on the hull (a closed TriangleMesh too)
 _HULL_FACES = convex_hull_triangles(_HULL_POINTS)
 
 

@@ -1,7 +1,8 @@
 """Convex tracker: jit + vmap over 1024 random poses against single evaluations, NaN isolation, gradients of the
 signed distance against central differences (generic poses: separated and penetrating), and the pair table's
-route through the CompliantContactSubsystem (a convex mesh and a box on a box floor: penalty force k x along
-the tracker's normal, forces summing to zero over the bodies, jit and grad through realize).
+route through the CompliantContactSubsystem (a convex mesh and a box on a box floor: penalty force k x per
+vertex under the floor, forces summing to zero over the bodies, jit and grad through realize; a box lying flat
+rests on four corners).
 """
 
 import jax
@@ -56,19 +57,21 @@ def test_distance_gradient_matches_central_differences(kinds):
     """d(distance)/d(p1, p2, rotation of 2, mesh vertices) at separated and penetrating golden poses."""
     cases = [c for c in GOLDEN["cases"] if (c["A"], c["B"]) == kinds and c["regime"] in ("separated", "deep")]
     ka, kb = kinds
+
+    def distance(x, R1, R2):
+        w = x["w"]
+        R = jax.scipy.linalg.expm(jnp.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]]))
+        A = shape(ka, R1, x["p1"], vertices=x["v"])
+        return convex.signed_distance(A, shape(kb, R @ R2, x["p2"], second=True)).distance
+
+    jvp = jax.jit(lambda x, d, R1, R2: jax.jvp(lambda x: distance(x, R1, R2), (x,), (d,))[1])
+    value = jax.jit(distance)
     for c in cases:
         R1, p1, R2, p2 = (jnp.asarray(c[k]) for k in ("R1", "p1", "R2", "p2"))
-
-        def distance(x):
-            R = jax.scipy.linalg.expm(jnp.array([[0, -x["w"][2], x["w"][1]], [x["w"][2], 0, -x["w"][0]], [-x["w"][1], x["w"][0], 0]]))
-            A = shape(ka, R1, x["p1"], vertices=x["v"])
-            return convex.signed_distance(A, shape(kb, R @ R2, x["p2"], second=True)).distance
-
         x = {"p1": p1, "p2": p2, "w": jnp.zeros(3), "v": jnp.asarray(MESH_V)}
         direction = jax.tree_util.tree_map(lambda a: jnp.asarray(np.random.default_rng(5).normal(size=a.shape)), x)
-        ad = jax.jit(lambda x, d: jax.jvp(distance, (x,), (d,))[1])(x, direction)
-        distance = jax.jit(distance)
-        fd = central_difference(distance, x, 1e-7, direction)
+        ad = jvp(x, direction, R1, R2)
+        fd = central_difference(lambda x: value(x, R1, R2), x, 1e-7, direction)
         assert abs(float(ad) - float(fd)) <= 1e-6 * max(1.0, abs(float(fd))), (kinds, c["regime"], float(ad), float(fd))
 
 
@@ -107,8 +110,23 @@ def test_table_route_penalty_forces():
 
     F = np.asarray(forces(q))
     k = 0.5e6  # two equal penalty stiffnesses in series
-    for body, d in zip((1, 2), depth):
-        np.testing.assert_allclose(F[body, 1], [0.0, k * d, 0.0], rtol=1e-9, atol=1e-6)
+    corners = np.array([[i, j, l] for i in (-1, 1) for j in (-1, 1) for l in (-1, 1)]) * [0.1, 0.06, 0.08]
+    for body, vertices, Ri, yl, d in zip((1, 2), (MESH_V, corners), R, y_low, depth):
+        below = np.maximum(0.0, -(vertices @ Ri.T)[:, 1] - (yl - d))  # every vertex under the floor pushes
+        np.testing.assert_allclose(F[body, 1], [0.0, k * below.sum(), 0.0], rtol=1e-9, atol=1e-6)
     np.testing.assert_allclose(F[:, 1].sum(0), 0.0, atol=1e-9)
     g = jax.grad(lambda q: forces(q)[1, 1, 1])(q)
-    assert abs(float(g[5]) + k) <= 1e-6 * k  # d(force_y)/d(y) = -k on the mesh body
+    n_below = np.sum(-(MESH_V @ R[0].T)[:, 1] > y_low[0] - depth[0])
+    assert abs(float(g[5]) + k * n_below) <= 1e-6 * k  # d(force_y)/d(y) = -k per vertex under the floor
+
+
+def test_flat_box_rests_on_its_four_corners():
+    """A box lying on the floor box: four corner points (the vertex manifold), force 4 k d, no torque."""
+    model, _ = _floor_model()
+    d = 0.001
+    q_mesh = jnp.asarray([1.0, 0, 0, 0, -0.6, 1.0, 0.1])  # the mesh body far above the floor
+    q_box = jnp.asarray([1.0, 0, 0, 0, 0.6, 0.06 - d, 0.1])
+    s = model.default_state().set_q(jnp.concatenate([q_mesh, q_box]))
+    F = np.asarray(jax.jit(lambda s: model.realize(s, jb.Stage.Dynamics).dynamics.body_forces)(s))
+    np.testing.assert_allclose(F[2], [[0.0, 0.0, 0.0], [0.0, 4 * 0.5e6 * d, 0.0]], atol=1e-9)
+    np.testing.assert_allclose(F[1], 0.0, atol=0)

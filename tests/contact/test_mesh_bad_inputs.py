@@ -73,3 +73,16 @@ def test_mesh_file_matches_arrays():
     a, b = (m.forces[0] for m in models)
     np.testing.assert_array_equal(a.vertices[0], b.vertices[0])
     assert a.faces == b.faces
+
+
+def test_contact_geometry_from_file():
+    pytest.importorskip("trimesh")
+    path = os.path.join(MODELS, "icosphere_r0.1.obj")
+    v, f = read_obj(path)
+    mesh = jb.ContactGeometry.TriangleMesh.from_file(path)
+    np.testing.assert_array_equal(mesh.fields["vertices"], v)
+    assert mesh.faces == tuple(map(tuple, f.tolist()))
+    hull = jb.ContactGeometry.ConvexMesh.from_file(path)
+    assert len(hull.faces) == len(f)  # every icosphere vertex is on its hull
+    with pytest.raises(InvalidArgument, match="ContactGeometry.TriangleMesh: no mesh file"):
+        jb.ContactGeometry.TriangleMesh.from_file(path + ".missing")

@@ -161,9 +161,29 @@ def point_penalty(contact, material1, material2, thickness1, thickness2, relativ
     return PointForces(point, force, pe, power)
 
 
+def elastic_foundation(contact, material1, material2, thickness1, thickness2, relative_velocity, transition_velocity):
+    """Simbody's CompliantContactSubsystem ElasticFoundation, per mesh face (a Contact point with its ``area``):
+    ``kh_i = stiffness_i / thickness_i``, ``s1 = kh2 / (kh1 + kh2)``, ``kh = kh1 s1``, ``c = c1 s1 + c2 (1 - s1)``,
+    ``fK = kh area x``, ``fN = fK (1 + c xdot)``; no force, energy or power where fN <= 0; PE ``fK x / 2``.
+    (Simbody applies the patch's resultant at a pressure-weighted point; the resultant is the same.)"""
+    kh1, kh2 = material1[:, 0:1] / thickness1[:, None], material2[:, 0:1] / thickness2[:, None]
+    s1 = kh2 / (kh1 + kh2)
+    kh = kh1 * s1
+    c = material1[:, 1:2] * s1 + material2[:, 1:2] * (1 - s1)
+    touching = contact.depth > 0
+    x = jnp.where(touching, contact.depth, 0.0)
+    f_k = kh * contact.area * x
+    point, force, pushing, f_hc, xdot, p_friction = _normal_and_friction(
+        contact, f_k, c, 1.0, s1, x, material1, material2, relative_velocity, transition_velocity)
+    pe = jnp.where(pushing, 0.5 * f_k * x, 0.0)
+    power = jnp.where(pushing, f_hc * xdot, 0.0) + p_friction
+    return PointForces(point, force, pe, power)
+
+
 #: Force model name (as the pair table gives it) -> function with the signature above.
 FORCE_MODELS = {
     "hertz_circular": hertz_circular,
     "hertz_elliptical": hertz_elliptical,
     "point_penalty": point_penalty,
+    "elastic_foundation": elastic_foundation,
 }

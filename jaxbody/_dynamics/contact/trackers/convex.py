@@ -21,6 +21,9 @@ feature is not unique (face on face, edge parallel to face) the witness points a
 Cores closer than 1e-12 m take the best separating axis as normal. The gradients are those of the active
 feature pair / axis (exact away from switches between them).
 
+Pair-table trackers: ``convex_pair`` (a polytope against a sphere or capsule: one point) and ``polytope_pair``
+(two polytopes: ``polytope_manifold``, every vertex inside the other body a point, so resting faces are stable).
+
 This replaces MJX's GJK/EPA (iterative, tolerance ~1e-6 in its float32 setting) for these pairs; ellipsoids and
 cylinders (curved, no finite candidate axis set) are not handled here.
 """
@@ -230,8 +233,44 @@ def _curvature(shape_record):
     return 0.0 if radius is None else 1.0 / radius
 
 
+def _inside(P, x):
+    """(n,) bool: points x (n, 3) strictly inside the polytope core P (below every face plane)."""
+    t = P.vertices[P.triangles]
+    normal = jnp.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    return jnp.all(x @ normal.T < jnp.sum(normal * t[:, 0], -1), -1)
+
+
+def polytope_manifold(A, B):
+    """Contact points of two solid polytopes (no radius): every vertex of either inside the other, with its depth
+    along the deepest-feature normal (B's vertex v: ``max_A(n.a) - n.v``) at the midpoint between it and that
+    supporting plane; where no vertex is inside (edge on edge, or apart), the single deepest-feature point.
+    Returns depth (m,), point (m, 3), normal (m, 3), m = nv_A + nv_B + 1; inactive points have depth <= 0."""
+    c = signed_distance(A, B)
+    n = c.normal
+    in_A, in_B = _inside(A, B.vertices), _inside(B, A.vertices)  # B's vertices in A; A's in B
+    d_B = jnp.max(A.vertices @ n) - B.vertices @ n
+    d_A = A.vertices @ n - jnp.min(B.vertices @ n)
+    any_inside = jnp.any(in_A) | jnp.any(in_B)
+    depth = jnp.concatenate([jnp.where(in_A, d_B, 0.0), jnp.where(in_B, d_A, 0.0),
+                             jnp.where(any_inside, 0.0, -c.distance)[None]])
+    point = jnp.concatenate([B.vertices + 0.5 * d_B[:, None] * n, A.vertices - 0.5 * d_A[:, None] * n,
+                             (0.5 * (c.point_A + c.point_B))[None]])
+    return depth, point, jnp.broadcast_to(n, point.shape)
+
+
+def polytope_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
+    """Two solid polytopes (Brick, ConvexMesh), table signature, for the point_penalty law: the vertex manifold
+    of ``polytope_manifold`` (a box lying on a face rests on its four corners), m = nv_1 + nv_2 + 1."""
+
+    def one(R1, p1, s1, R2, p2, s2):
+        return polytope_manifold(_core(s1, R1, p1), _core(s2, R2, p2))
+
+    depth, point, normal = jax.vmap(one)(R_G1, p_G1, shape1, R_G2, p_G2, shape2)
+    return Contact(depth, point, normal, jnp.zeros(depth.shape + (2,), depth.dtype), jnp.zeros_like(depth))
+
+
 def convex_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
-    """Any polytope pair (Brick or ConvexMesh against Brick, ConvexMesh, Sphere, Capsule), table signature:
+    """A polytope against a round shape (Brick or ConvexMesh against Sphere, Capsule), table signature:
     one point (m = 1) at the midpoint of the witness points, ``depth = -signed_distance``, normal from
     surface 1 into 2, curvatures from the round surface (``_curvature``). Exact (see the module docstring)."""
 

@@ -26,8 +26,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
+from jaxbody._dynamics.contact.trackers.contact import Contact
 from jaxbody._math import spatial
 
 
@@ -134,3 +137,57 @@ def mesh_mesh_patch(R_GM, p_GM, vertices, faces, R_GO, p_GO, other_vertices, oth
     delta = spring - nearest
     active = (jnp.sum(delta * n_O[face], -1) < 0) & (jnp.sum(delta * delta, -1) > 0)
     return FacePatch(active, spring, nearest, area, normal)
+
+
+# ---- Pair-table trackers (table.py's signature): one Contact point per mesh face, for "elastic_foundation" ----
+
+
+def _face_points(patch, mesh_is_surface_1, area_scale=1.0):
+    """Contact fields (depth, point, normal, area), each (nf, ...), of one mesh's springs; normal from surface 1
+    into surface 2 (Simbody: the other surface is pushed along spring - nearest when the mesh is surface 1)."""
+    d = patch.spring - patch.nearest
+    dist = spatial.safe_norm(d)
+    active = patch.active & (dist > 0)
+    n = d / jnp.where(active, dist, 1.0)[:, None]
+    n = jnp.where(active[:, None], n, patch.normal)  # any unit vector where inactive
+    n = n if mesh_is_surface_1 else -n
+    return jnp.where(active, dist, 0.0), 0.5 * (patch.spring + patch.nearest), n, patch.area * area_scale
+
+
+def _contact(parts):
+    depth, point, normal, area = (jnp.concatenate(x, 1) for x in zip(*parts))
+    return Contact(depth, point, normal, jnp.zeros(depth.shape + (2,), depth.dtype), area)
+
+
+def _faces(mesh):
+    return np.asarray(mesh.faces, dtype=np.int64)
+
+
+def half_space_triangle_mesh(R_G1, p_G1, half_space, R_G2, p_G2, mesh):
+    """Half-space (surface 1) against a triangle mesh: one point per mesh face (m = nf)."""
+    f = lambda R1, p1, R2, p2, v: _face_points(mesh_half_space_patch(R2, p2, v, _faces(mesh), R1, p1), False)
+    return _contact([jax.vmap(f)(R_G1, p_G1, R_G2, p_G2, mesh.vertices)])
+
+
+def sphere_triangle_mesh(R_G1, p_G1, sphere, R_G2, p_G2, mesh):
+    """Sphere (surface 1) against a triangle mesh: one point per mesh face (m = nf)."""
+    f = lambda p1, r, R2, p2, v: _face_points(mesh_sphere_patch(R2, p2, v, _faces(mesh), p1, r), False)
+    return _contact([jax.vmap(f)(p_G1, sphere.radius, R_G2, p_G2, mesh.vertices)])
+
+
+def triangle_mesh_triangle_mesh(R_G1, p_G1, mesh1, R_G2, p_G2, mesh2):
+    """Two triangle meshes: the faces of mesh 1, then those of mesh 2 (m = nf1 + nf2). Simbody's
+    CompliantContactSubsystem shares the patch: with contact areas A1, A2 (sums of the active faces' areas),
+    each side's areas are scaled by ``(A1 + A2) / 4 / A_i`` when both are nonzero."""
+
+    def one(R1, p1, v1, R2, p2, v2):
+        side1 = mesh_mesh_patch(R1, p1, v1, _faces(mesh1), R2, p2, v2, _faces(mesh2))
+        side2 = mesh_mesh_patch(R2, p2, v2, _faces(mesh2), R1, p1, v1, _faces(mesh1))
+        a1, a2 = (jnp.sum(jnp.where(s.active, s.area, 0.0)) for s in (side1, side2))
+        both = (a1 > 0) & (a2 > 0)
+        scale1 = jnp.where(both, (a1 + a2) / 4 / jnp.where(both, a1, 1.0), 1.0)
+        scale2 = jnp.where(both, (a1 + a2) / 4 / jnp.where(both, a2, 1.0), 1.0)
+        return _face_points(side1, True, scale1), _face_points(side2, False, scale2)
+
+    sides = jax.vmap(one)(R_G1, p_G1, mesh1.vertices, R_G2, p_G2, mesh2.vertices)
+    return _contact(sides)

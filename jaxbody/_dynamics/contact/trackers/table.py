@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from jaxbody._dynamics.contact.trackers import convex, cylinder, primitive
+from jaxbody._dynamics.contact.trackers import convex, cylinder, mesh, primitive
 
 class PairRule(NamedTuple):
     """How a pair kind is tracked (``track``, the signature above) and which force model acts on it."""
@@ -46,14 +46,17 @@ PAIR_TABLE: dict[tuple[str, str], PairRule] = {
     ("Sphere", "Ellipsoid"): PairRule(primitive.sphere_ellipsoid, "hertz_elliptical"),
     ("Brick", "Sphere"): PairRule(primitive.brick_sphere, "hertz_circular"),
     ("Brick", "Capsule"): PairRule(primitive.brick_capsule, "hertz_circular"),
-    ("Brick", "Brick"): PairRule(convex.convex_pair, "point_penalty"),
+    ("Brick", "Brick"): PairRule(convex.polytope_pair, "point_penalty"),
     ("ConvexMesh", "Sphere"): PairRule(convex.convex_pair, "hertz_circular"),
     ("ConvexMesh", "Capsule"): PairRule(convex.convex_pair, "hertz_circular"),
-    ("ConvexMesh", "Brick"): PairRule(convex.convex_pair, "point_penalty"),
-    ("ConvexMesh", "ConvexMesh"): PairRule(convex.convex_pair, "point_penalty"),
+    ("ConvexMesh", "Brick"): PairRule(convex.polytope_pair, "point_penalty"),
+    ("ConvexMesh", "ConvexMesh"): PairRule(convex.polytope_pair, "point_penalty"),
     ("HalfSpace", "Cylinder"): PairRule(cylinder.half_space_cylinder, "point_penalty"),
     ("Cylinder", "Sphere"): PairRule(cylinder.cylinder_sphere, "hertz_elliptical"),
     ("Cylinder", "Capsule"): PairRule(cylinder.cylinder_capsule, "hertz_elliptical"),
+    ("HalfSpace", "TriangleMesh"): PairRule(mesh.half_space_triangle_mesh, "elastic_foundation"),
+    ("Sphere", "TriangleMesh"): PairRule(mesh.sphere_triangle_mesh, "elastic_foundation"),
+    ("TriangleMesh", "TriangleMesh"): PairRule(mesh.triangle_mesh_triangle_mesh, "elastic_foundation"),
 }
 
 
