@@ -80,3 +80,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "long" in item.keywords:
             item.add_marker(skip)
+
+
+# Memory: JAX keeps every compiled program of every jitted function for the life of the process, so an xdist
+# worker grows with each test file it runs (issue 38: 7-7.8 GB per worker). A file's programs are not reused by
+# the next file (each builds its own models), so they are dropped when a worker moves on to another file.
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or nextitem.path != item.path:
+        jax.clear_caches()

@@ -110,5 +110,20 @@ class MassProperties:
             central_inertia = Inertia.from_matrix(central_inertia)
         return cls(mass, com, central_inertia.shift_from_mass_center(com, mass))
 
+    @classmethod
+    def unchecked_from_central_inertia(cls, mass, com, central_matrix) -> "MassProperties":
+        """From a central inertia matrix (3, 3) without the physical checks (finite values only): for importers
+        whose engine accepts an inertia that violates the triangle inequality (OpenSim). Simbody's dynamics
+        need no such inequality; only a Model built this way fails ``jb.check_parameters``."""
+        mass, com = float(mass), _vec3(com, "mass center")
+        central = np.asarray(central_matrix, dtype=float)
+        if not (np.isfinite(mass) and mass >= 0 and central.shape == (3, 3) and np.all(np.isfinite(central))):
+            raise InvalidInertia(f"mass {mass} and inertia {central.tolist()} must be finite (mass >= 0)")
+        self = cls.__new__(cls)
+        self.mass, self.com = mass, com
+        self.inertia = Inertia.__new__(Inertia)
+        self.inertia.matrix = central + Inertia.point_mass_inertia(mass, com)
+        return self
+
     def __repr__(self):
         return f"MassProperties(mass={self.mass:g}, com={self.com.tolist()}, inertia={self.inertia!r})"

@@ -99,13 +99,14 @@ def set_view_hints(system, model):
     system.set_default_length_scale(max(float(np.max(np.linalg.norm(p_GB, axis=1))), 0.1) / 4)
 
 
-def random_speeds(system, model, rng, batch, speed, state=None):
-    """A batch of ``state`` (default: the model's default state) with generalized speeds ~ N(0, speed^2),
-    projected when there are constraints."""
+def random_speeds(system, model, rng, batch, speed, imported=None):
+    """A batch of the file's default State (``imported.default_state(model)``: MuJoCo's qpos0, OpenSim's
+    initSystem State, URDF's zero inside the joint limits; ``model.default_state()`` without a record) with
+    generalized speeds ~ N(0, speed^2), projected when there are constraints."""
     import jax
     import jax.numpy as jnp
 
-    state = model.default_state() if state is None else state
+    state = imported.default_state(model) if hasattr(imported, "default_state") else model.default_state()
     u = jnp.asarray(speed * rng.normal(size=(batch, model.get_num_u())), state.u.dtype)
     states = jax.vmap(state.set_u)(u)
     if system.get_matter_subsystem().get_num_constraints():
@@ -121,8 +122,9 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
     ``imported`` is a ``jaxbody.io`` import record before ``realize_topology()``: ``.system``, ``.bodies``,
     ``.visuals`` (see ``jaxbody.viz.visuals``; those that cannot be drawn are skipped with a warning;
     ``cylinder_axis`` "y" for OpenSim's, "z" for URDF's and MJCF's); the importer has set the up direction.
-    ``steps`` is rounded down to a multiple of the save interval
-    ``steps // n_frames``; the animation has one frame per saved sample; ``meshes`` (see
+    Lanes start from the file's default State (``random_speeds``). ``steps`` is rounded down to
+    ``n_frames`` times the save interval ``steps // n_frames``, so the animation has exactly ``n_frames`` frames
+    (one per saved sample; at most ``steps``); ``meshes`` (see
     ``jaxbody.viz.plot_state``) finds the mesh files, and the plots name coordinates by the record's
     ``.coordinates``. The output paths are checked before anything is simulated. Enables float64.
     """
@@ -139,10 +141,10 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=1e-3, out="jaxb
     system = imported.system
     model = system.realize_topology()
     set_view_hints(system, model)
-    save_every = max(1, steps // max(1, n_frames))
-    steps = (steps // save_every) * save_every
-    start = imported.default_state(model) if getattr(imported, "contact", None) is not None else None  # on its floor
-    states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed, start)
+    n_frames = max(1, min(n_frames, steps))
+    save_every = steps // n_frames
+    steps = save_every * n_frames                    # exactly n_frames saved samples
+    states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed, imported)
     log(f"jaxbody demo --model: {system.get_matter_subsystem().get_num_bodies() - 1} bodies, "
         f"nq={model.get_num_q()}, nu={model.get_num_u()}, {n_decorations} decorations; {batch} lanes, "
         f"RK4 dt={dt:g} s x {steps} steps, float64, backend={jax.default_backend()}")

@@ -83,7 +83,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None,
                    help="PNG path (default jaxbody_demo.png; with --model jaxbody_model_trajectory.png); '' for none")
     p.add_argument("--seed", type=int, default=0, help="random seed for parameters and initial states")
+    sub.add_parser("info", help="print the backend, device, whether the compiled kernels load, and the cache path",
+                   description="Print JAX's backend and devices, jaxbody's backend setting, whether the compiled "
+                               "kernels are built and loaded (building them on first use), and the kernel cache path.")
     return parser
+
+
+def info() -> list[str]:
+    """The lines ``jaxbody info`` prints (loads the kernels, building them on first use)."""
+    import jax
+
+    import jaxbody as jb
+    from jaxbody import __version__
+    from jaxbody._kernels import build
+
+    available = jb.compiled_available()
+    loaded = build.last_load_cuda if jax.default_backend() in ("gpu", "cuda") else build.last_load
+    how = {"compiled": "built now", "cached": "loaded from the cache"}.get(loaded["how"], "not available (JAX path)")
+    return [f"jaxbody {__version__}, jax {jax.__version__}, float64 "
+            f"{'on' if jax.config.read('jax_enable_x64') else 'off (enable with jax_enable_x64)'}",
+            f"JAX backend: {jax.default_backend()}; devices: {', '.join(str(d) for d in jax.devices())}",
+            f"jaxbody backend: {jb.get_backend()}; compiled kernels: {how if available else 'not available (JAX path)'}"
+            + (f" ({loaded['path']})" if available and loaded["path"] else ""),
+            f"kernel cache: {build.cache_dir()}",
+            f"C++ compiler: {build.find_compiler() or 'none found (set CXX)'}"]
 
 
 def main(argv=None) -> int:
@@ -101,6 +124,9 @@ def _run(parser, argv) -> int:
         from jaxbody import __version__
 
         print(f"jaxbody {__version__}")
+        return 0
+    if args.command == "info":
+        print("\n".join(info()))
         return 0
     if args.command == "demo" and args.model:
         from jaxbody.cli.demo_model import (

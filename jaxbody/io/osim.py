@@ -50,6 +50,7 @@ from jaxbody.io.osim_upgrade import upgrade
 from jaxbody.io.osim_xml import (
     OsimDocument,
     element_error,
+    make_names_unique,
     numbers,
     objects,
     read_document,
@@ -165,7 +166,7 @@ class ImportedOsim(CoordinateIndex):
                 {n: state.u[..., self.u_index(n)] for n in self.coordinate_info})
 
 
-def _rigid_body(doc: OsimDocument, element) -> Body:
+def _rigid_body(doc: OsimDocument, element, strict_inertia: bool) -> Body:
     owner = f"Body {element.get('name')!r}"
     mass = numbers(doc, element, "mass", owner, 1)[0]
     com = numbers(doc, element, "mass_center", owner, 3, default=[0, 0, 0])
@@ -175,7 +176,19 @@ def _rigid_body(doc: OsimDocument, element) -> Body:
     try:
         return Body.Rigid(MassProperties.from_central_inertia(mass, com, Inertia(*inertia)))
     except (InvalidArgument, InvalidInertia) as e:
-        raise element_error(doc, element, owner, str(e)) from None
+        if strict_inertia or "triangle" not in str(e):
+            raise element_error(doc, element, owner, str(e)) from None
+    xx, yy, zz, xy, xz, yz = inertia
+    moments = {"xx": xx, "yy": yy, "zz": zz}
+    violated = [f"I{a} + I{b} >= I{c} ({moments[a]:g} + {moments[b]:g} < {moments[c]:g})"
+                for a, b, c in (("xx", "yy", "zz"), ("xx", "zz", "yy"), ("yy", "zz", "xx"))
+                if moments[a] + moments[b] < moments[c]]
+    violated = violated[0] if violated else "the triangle inequality of its principal moments"
+    warnings.warn(f"load_osim({doc.source}) line {doc.line(element)}: {owner}: its inertia about the mass center "
+                  f"violates {violated}, physically impossible but accepted by OpenSim; loaded as written "
+                  f"(strict_inertia=True refuses it; jb.check_parameters reports it)", stacklevel=3)
+    central = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
+    return Body.Rigid(MassProperties.unchecked_from_central_inertia(mass, com, central))
 
 
 def _check_clamped(doc: OsimDocument, joint, coords):
@@ -212,14 +225,21 @@ def _visuals(doc: OsimDocument, frames: FrameRegistry, element, path: str) -> li
     return out
 
 
-def load_osim(path) -> ImportedOsim:
-    """Import an OpenSim model (a file path, or the XML text itself; 4.x, or 2.x/3.x upgraded); see the module docstring."""
+def load_osim(path, strict_inertia: bool = False) -> ImportedOsim:
+    """Import an OpenSim model (a file path, or the XML text itself; 4.x, or 2.x/3.x upgraded); see the module
+    docstring. A body inertia that violates the triangle inequality (OpenSim accepts it: the Rajagopal models'
+    toes) loads as written with a warning naming the body and the inequality; ``strict_inertia=True`` refuses it
+    (InvalidArgument naming the body and line)."""
     doc = read_document(path)
     if doc.version < 40000:
         upgrade(doc)
         warnings.warn(f"load_osim({doc.source}): OpenSim document version {doc.version} upgraded in memory to the "
                       "OpenSim 4.x layout by OpenSim 4.6's rules (jaxbody.io.osim_upgrade); saving the model once with "
                       "OpenSim 4 gives the same model and no warning", stacklevel=2)
+    renamed = make_names_unique(doc)
+    if renamed:
+        warnings.warn(f"load_osim({doc.source}): duplicate names renamed as OpenSim 4.6 renames them: "
+                      f"{', '.join(renamed)}", stacklevel=2)
     frames = FrameRegistry(doc)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
@@ -230,7 +250,7 @@ def load_osim(path) -> ImportedOsim:
     if up_direction_against(g) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(g))
     body_elements = {f"/bodyset/{b.get('name')}": b for b in objects(doc, "BodySet") if b.tag == "Body"}
-    rigid = {p: _rigid_body(doc, b) for p, b in body_elements.items()}
+    rigid = {p: _rigid_body(doc, b, strict_inertia) for p, b in body_elements.items()}
     mobods = {GROUND: matter.Ground()}
     coordinates: dict[str, CoordinateInfo] = {}
     constraints = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
@@ -30,6 +31,13 @@ class OsimDocument:
         return self.lines.get(element, 0)
 
 
+def drop_comments(text: str) -> str:
+    """Comments removed as OpenSim's XML reader reads them: from ``<!--`` to the first ``-->``, so a ``<!--`` or
+    ``--`` inside a comment (which strict XML refuses; osim-rl's ue_RL.osim has one) is tolerated. Each comment
+    leaves its newlines, so line numbers in messages stay the file's."""
+    return re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+
+
 def read_document(path_or_string) -> OsimDocument:
     """Parse a ``.osim`` file (path) or XML text (a string starting with ``<``) into an OsimDocument."""
     if isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
@@ -39,6 +47,7 @@ def read_document(path_or_string) -> OsimDocument:
         if not p.is_file():
             raise InvalidArgument(f"load_osim: no such file {str(p)!r}")
         text, source = p.read_text(encoding="utf-8"), str(p)
+    text = drop_comments(text)
     lines, stack = {}, []
     root_holder = []
     parser = expat.ParserCreate()
@@ -120,3 +129,26 @@ def objects(doc: OsimDocument, set_tag: str):
     """The elements under ``<set_tag><objects>`` of the model (empty when the set is absent)."""
     holder = doc.root.find(f"{set_tag}/objects")
     return [] if holder is None else list(holder)
+
+
+def make_names_unique(doc: OsimDocument) -> list[str]:
+    """Rename duplicate names among the objects of each Set and the frames and coordinates of each joint, as
+    OpenSim's Component::finalizeFromProperties does: in file order, a repeated ``name`` becomes ``name_0``
+    (``name_1``, ... while taken). Returns "old -> new (line N)" for each renamed element (the caller warns)."""
+    renamed = []
+    for holder in doc.root.iter():
+        if holder.tag not in ("objects", "frames", "coordinates"):
+            continue
+        taken = set()
+        for element in holder:
+            name = element.get("name")
+            if name is None:
+                continue
+            unique, count = name, 0
+            while unique in taken:
+                unique, count = f"{name}_{count}", count + 1
+            if unique != name:
+                element.set("name", unique)
+                renamed.append(f"{element.tag} {name!r} -> {unique!r} (line {doc.line(element)})")
+            taken.add(unique)
+    return renamed

@@ -89,14 +89,30 @@ class Renderer:
         return image
 
 
+#: Browsers play a GIF frame delay under 20 ms as 100 ms (and GIF stores delays in 10 ms steps).
+MIN_GIF_DELAY_MS = 20
+
+
 def write_gif(path, images, fps) -> None:
-    """RGB frames (H, W, 3) as a looping GIF, quantized without dithering to one palette made from a few frames."""
+    """RGB frames (H, W, 3) as a looping GIF, quantized without dithering to one palette made from a few frames.
+    Frame delays under 20 ms (fps > 50), which browsers stretch to 100 ms, are written as 20 ms with a warning:
+    the GIF then plays slower than real time by 20 ms x fps (write an .mp4, or use fewer frames, for real time)."""
+    import warnings
+
     from PIL import Image
+
+    delay = 1000.0 / fps
+    if delay < MIN_GIF_DELAY_MS:
+        warnings.warn(f"{path}: {fps:g} frames per second is a {delay:.1f} ms GIF delay, which browsers play as "
+                      f"100 ms; written as {MIN_GIF_DELAY_MS} ms ({MIN_GIF_DELAY_MS * fps / 1000:.2g}x slower than "
+                      f"real time): for real time use at most 50 frames per second (fewer frames, a larger stride) or "
+                      f"write an .mp4", stacklevel=3)
+        delay = MIN_GIF_DELAY_MS
 
     picks = np.linspace(0, len(images) - 1, min(PALETTE_SAMPLES, len(images))).astype(int)
     palette = Image.fromarray(np.concatenate([images[k] for k in picks])).quantize(256, Image.Quantize.MEDIANCUT)
     frames = [Image.fromarray(image).quantize(palette=palette, dither=Image.Dither.NONE) for image in images]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=1000.0 / fps, loop=0)
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=delay, loop=0)
 
 
 def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4), dpi=80, title="t = {t:.3f} s",

@@ -28,6 +28,8 @@
    by hand: the 3.x fields those four do not use), also written by OpenSim 4.6 as the 4.x file
    tests/models/osim/upgrade_rules.osim. For each, OpenSim 4.6 reads the 3.x file itself and records the numbers
    of step 2 in tests/io/golden/<name>_opensim3.npz.
+6. The four osim-rl 3.x gait files that name two joints "back" (DUPLICATE_NAMES), copied unchanged into
+   tests/models/osim/opensim3/, with OpenSim 4.6's numbers from each (step 2) in golden/<name>_opensim3.npz.
 """
 
 from __future__ import annotations
@@ -292,6 +294,19 @@ def opensim3_golden(source_dir: pathlib.Path, rng):
         model_golden(name, rng, OPENSIM3 / f"{name}.osim", f"{name}_opensim3")
 
 
+#: Step 6: osim-rl 3.x files naming two joints "back" (torso's PinJoint, head's WeldJoint), which OpenSim 4.6
+#: renames "back" and "back_0"; copied unchanged into tests/models/osim/opensim3/, numbers from OpenSim reading them.
+DUPLICATE_NAMES = ("gait9dof18musc_20170320", "gait14dof22musc_pros_20180507", "gait14dof22musc_planar_pros_20180507",
+                   "gait9dof18musc_pros_20180507")
+
+
+def duplicate_names_golden(source_dir: pathlib.Path, rng):
+    """Step 6 (see DUPLICATE_NAMES): golden/<name>_opensim3.npz."""
+    for name in DUPLICATE_NAMES:
+        shutil.copyfile(source_dir / f"{name}.osim", OPENSIM3 / f"{name}.osim")
+        model_golden(name, rng, OPENSIM3 / f"{name}.osim", f"{name}_opensim3")
+
+
 def main():
     source_dir = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/osimrl/osim-rl-3.0.11/osim/models")
     MODELS.mkdir(parents=True, exist_ok=True)
@@ -304,6 +319,7 @@ def main():
     model_golden("joints_constraints", rng)
     functions_golden(rng)
     opensim3_golden(source_dir, np.random.default_rng(2030))
+    duplicate_names_golden(source_dir, np.random.default_rng(2031))
 
 
 if __name__ == "__main__":

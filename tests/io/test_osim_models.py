@@ -47,9 +47,7 @@ class Case:
         self.golden = dict(np.load(HERE / "golden" / f"{golden_name}.npz"))
         names = list(self.golden["coordinate_names"])
         assert sorted(names) == sorted(self.imported.coordinates), "the same coordinates as OpenSim"
-        jb_q = np.array([self.imported.q_index(n) for n in names])
         jb_u = np.array([self.imported.u_index(n) for n in names])
-        self.q_map = (jb_q, self.golden["q_index"])   # jaxbody q[jb_q] = OpenSim q[q_index]
         self.u_perm = np.empty(len(names), int)       # OpenSim u index -> jaxbody u index
         self.u_perm[self.golden["u_index"]] = jb_u
         self.body_index = np.array([self.imported.bodies[b].index for b in self.golden["body_names"]])
@@ -73,12 +71,11 @@ class Case:
         self.qerr = jax.jit(jax.vmap(lambda q: errors(model.realize(state0.set_q(q), jb.Stage.Position), "position")))
 
     def to_jaxbody(self, q_os, u_os):
-        n = q_os.shape[0]
-        q = np.zeros((n, self.model.default_state().q.size))
-        q[:, self.q_map[0]] = q_os[:, self.q_map[1]]
-        u = np.zeros((n, self.model.default_state().u.size))
-        u[:, self.u_perm] = u_os
-        return jnp.asarray(q), jnp.asarray(u)
+        """jaxbody (q, u) of OpenSim's state vectors, by coordinate name through ``ImportedOsim.from_opensim``."""
+        names = [str(n) for n in self.golden["coordinate_names"]]
+        values = {n: q_os[:, i] for n, i in zip(names, self.golden["q_index"])}
+        speeds = {n: u_os[:, i] for n, i in zip(names, self.golden["u_index"])}
+        return self.imported.from_opensim(values, speeds, model=self.model)
 
 
     def in_opensim_order(self, golden):
@@ -172,3 +169,34 @@ def test_imported_structure(case):
     state = imp.default_state(case.model, assemble=False)
     for name, info in imp.coordinate_info.items():
         assert float(state.q[imp.q_index(name)]) == info.default_value
+
+
+DUPLICATE_NAMES = ("gait9dof18musc_20170320", "gait14dof22musc_pros_20180507", "gait14dof22musc_planar_pros_20180507",
+                   "gait9dof18musc_pros_20180507")
+
+
+def test_duplicate_joint_names_give_opensims_body_poses():
+    """The fast check of the test below (Position stage only): X_GB at OpenSim's first golden state."""
+    name = "gait9dof18musc_20170320"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        imported = load_osim(MODELS / "opensim3" / f"{name}.osim")
+    assert any("'back' -> 'back_0'" in str(w.message) for w in caught)
+    g = dict(np.load(HERE / "golden" / f"{name}_opensim3.npz"))
+    model = imported.system.realize_topology()
+    q, u = imported.from_opensim({str(n): g["q"][0, i] for n, i in zip(g["coordinate_names"], g["q_index"])},
+                                 model=model)
+    s = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+    X = [imported.bodies[str(b)].get_body_transform(s) for b in g["body_names"]]
+    assert_close(np.stack([x.R for x in X]), g["R_GB"][0], TOL, "R_GB")
+    assert_close(np.stack([x.p for x in X]), g["p_GB"][0], TOL, "p_GB")
+
+
+@pytest.mark.long    # about 30-45 s each (M and udot of a CustomJoint gait model compile slowly)
+@pytest.mark.parametrize("name", DUPLICATE_NAMES)
+def test_duplicate_joint_names_are_renamed_as_opensim_does(name):
+    """osim-rl 3.x files naming two joints "back": OpenSim 4.6 renames the second "back_0" (and so gives each its
+    own offset frames); load_osim does the same, with a warning, and matches OpenSim's M, udot and X_GB."""
+    v3 = cached_case(name, "3.x")
+    assert any("duplicate names renamed" in w and "'back' -> 'back_0'" in w for w in v3.warnings)
+    assert_matches_golden(v3, TOL)

@@ -23,8 +23,8 @@ def test_run_model_demo_on_an_import_record(tmp_path):
     record.visuals = [dict(body="hand", kind="capsule", size=[0.02, 0.1], rgba=[0.2, 0.8, 0.2, 1.0])]
     jb.Constraint.ConstantSpeed(record.bodies["hand"], 0, 0.0)  # exercises the projection of the random speeds
     gif, png = tmp_path / "model.gif", tmp_path / "trajectory.png"
-    results = run_model_demo(record, batch=3, steps=9, dt=0.01, out=png, animation=gif, n_frames=4, verbose=False)
-    assert results["steps"] == 8 and results["frames"] == 4 == gif_frames(gif)
+    results = run_model_demo(record, batch=3, steps=10, dt=0.01, out=png, animation=gif, n_frames=4, verbose=False)
+    assert results["steps"] == 8 and results["frames"] == 4 == gif_frames(gif)   # exactly the frames asked for
     assert results["finite"] and png.stat().st_size > 10_000
     model = record.system.realize_topology()
     reach = np.linalg.norm(np.asarray(model.realize(model.default_state(), jb.Stage.Position).position.p_GB), axis=1).max()
@@ -41,6 +41,23 @@ def test_random_speeds_satisfy_the_constraints():
     states = random_speeds(record.system, model, np.random.default_rng(0), 4, 1.0)
     u = np.asarray(states.u)
     assert u.shape == (4, 4) and np.all(np.abs(u[:, 2]) < 1e-12) and np.all(np.std(u, axis=0)[[0, 1, 3]] > 1e-3)
+
+
+def test_random_speeds_start_from_the_files_default_state():
+    """A demo of an imported file starts where the file puts it (MJCF: MuJoCo's qpos0, the free body off the origin)."""
+    import os
+    import warnings
+
+    pytest.importorskip("mujoco")
+    from jaxbody.cli.demo_model import random_speeds
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        record = jb.io.load_mjcf(os.path.join(os.path.dirname(__file__), "..", "models", "keyframes.xml"))
+    model = record.system.realize_topology()
+    states = random_speeds(record.system, model, np.random.default_rng(0), 3, 1.0, record)
+    assert np.array_equal(np.asarray(states.q), np.broadcast_to(record.default_q, (3, len(record.default_q))))
+    assert float(states.q[0, record.q_index("root") + 6]) == 0.9
 
 
 def test_cli_demo_model_wiring(tmp_path, monkeypatch, capsys):
