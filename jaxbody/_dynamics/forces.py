@@ -12,7 +12,6 @@ import abc
 from typing import ClassVar
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 
 from jaxbody._math import spatial
@@ -85,11 +84,6 @@ def force_control_slices(elements) -> tuple[slice, ...]:
         slices.append(slice(start, start + element.num_controls()))
         start += element.num_controls()
     return tuple(slices)
-
-
-def element_controls(state, element) -> jnp.ndarray:
-    """The element's own controls (num_controls,) from ``state.controls`` (its ``first_control`` may be traced)."""
-    return jax.lax.dynamic_slice_in_dim(state.controls, element.first_control, element.num_controls())
 
 
 def no_body_forces(model, dtype) -> jnp.ndarray:

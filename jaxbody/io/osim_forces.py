@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import warnings
 
+from jaxbody.errors import InvalidArgument
 from jaxbody.io import osim_actuators, osim_contact
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
 from jaxbody.io.osim_xml import flag, objects
@@ -47,6 +48,8 @@ def add_forces(context: ForceContext) -> tuple[dict, list, list]:
             continue
         try:
             handle = builder(context, element)
+        except InvalidArgument as e:  # name the file and line too
+            raise context.error(element, str(e)) from None
         except Unsupported as e:
             skipped.append(f"{element.tag} {name}")
             reasons.append(f"{element.tag} {name} ({e})")

@@ -10,6 +10,7 @@ import json
 import pathlib
 import warnings
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -92,3 +93,26 @@ def test_every_force_of_the_model_file_is_imported_and_named():
     assert list(imp.forces_by_name) == GOLDEN["actuators"]["forces"] and imp.skipped == []
     assert model.control_names == ("ca_pin", "aca_slide", "pa", "pa_global", "ta")
     assert float(imp.default_state(model).z[imp.forces_by_name["aca_slide"].z_slice.start]) == 0.2  # default_activation
+
+
+def test_gradients_match_central_differences():
+    """d (w . generalized forces) (forward mode) along a random direction in (q, u, controls, every force leaf), against central
+    differences, at a golden state of the one-of-each model (all kinds, limit forces in their transitions)."""
+    imp, model = imported("actuators")
+    handles = tuple(imp.forces_by_name.values())
+    state = golden_state(imp, model, GOLDEN["actuators"]["states"][1])
+    rng = np.random.default_rng(3)
+    weights = jnp.asarray(rng.normal(size=model.get_num_u()))
+
+    def total(x):
+        q, u, controls, forces = x
+        m = eqx.tree_at(lambda m: m.forces, model, forces)
+        s = m.realize(state.set_q(q).set_u(u).set_controls(controls), jb.Stage.Velocity)
+        F, f = m.calc_force_contributions_sum(s, handles)
+        return jnp.dot(weights, f + m.multiply_by_system_jacobian_transpose(s, F))
+
+    x = (state.q, state.u, state.controls, model.forces)
+    direction = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(size=jnp.shape(a))), x)
+    jvp = jax.jit(lambda x: jax.jvp(total, (x,), (direction,)))  # one compilation: tangent and FD values
+    shifted = [jvp(jax.tree_util.tree_map(lambda a, d, k=k: a + k * 1e-6 * d, x, direction))[0] for k in (1, -1)]
+    assert_close(jvp(x)[1], (shifted[0] - shifted[1]) / 2e-6, 1e-7, "directional derivative")

@@ -52,7 +52,7 @@ class Case:
         self.u_perm[self.golden["u_index"]] = jb_u
         self.body_index = np.array([self.imported.bodies[b].index for b in self.golden["body_names"]])
         model, state0 = self.model, self.model.default_state()
-        for handle in self.imported.forces_by_name.values():  # the golden numbers are OpenSim's with every force off
+        for handle in self.imported.forces_by_name.values():  # OpenSim's numbers have gravity alone
             state0 = handle.set_disabled(state0)
 
         # Simbody's QErr and UErr hold the enabled constraints' rows only (jaxbody keeps disabled rows as zeros).
@@ -118,14 +118,14 @@ def test_matches_opensim(case):
 
 def structure(imported):
     """What an import is besides the Model's numbers, comparable between two imports: coordinates (metadata and
-    q, u indices), bodies, constraints, visuals and skipped forces (gravity is in udot)."""
+    q, u indices), bodies, constraints, visuals, imported and skipped forces (gravity is in udot)."""
     coordinates = [(n, imported.q_index(n), imported.u_index(n), dataclasses.replace(c, body=None))
                    for n, c in imported.coordinate_info.items()]
     constraints = [(n, c.get_num_constraint_equations(), c.is_disabled_by_default()) for n, c in imported.constraints.items()]
     visuals = [(v.body, v.R.tolist(), v.p.tolist(), v.kind, v.size, v.mesh_file, v.color) for v in imported.visuals]
     bodies = [(n, b.index) for n, b in imported.bodies.items()]
     return {"coordinates": coordinates, "bodies": bodies, "constraints": constraints, "visuals": visuals,
-            "skipped": imported.skipped}
+            "skipped": imported.skipped, "forces": list(imported.forces_by_name)}
 
 
 @pytest.mark.parametrize("name", ["arm26", "gait9dof18musc", pytest.param("upgrade_rules", marks=pytest.mark.long),
