@@ -14,7 +14,7 @@ import numpy as np
 import jaxbody as jb
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integrators"))
-from oscillators import oscillator  # noqa: E402
+from oscillators import oscillator, oscillator_solution  # noqa: E402
 
 
 def test_jit_of_bound_methods():
@@ -23,10 +23,10 @@ def test_jit_of_bound_methods():
     realized = jax.jit(model.realize)(state)
     np.testing.assert_array_equal(realized.acceleration.udot, model.realize(state).acceleration.udot)
     assert hash(model) == hash(model) and model == model and model != jb.replace_parameters(model)
-    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-6))
+    ts = jb.TimeStepper(model, jb.RungeKuttaMersonIntegrator(model, accuracy=1e-8))
     run, rows = jax.jit(ts.simulate)(state, jnp.array([0.1, 0.2]))
-    _, eager_rows = ts.simulate(state, [0.1, 0.2])
-    np.testing.assert_allclose(rows.q, eager_rows.q, rtol=1e-12)
+    x, _ = oscillator_solution(0.7, np.array([0.1, 0.2]))
+    np.testing.assert_allclose(rows.q[:, 0], x, atol=1e-6)
 
 
 def test_export_with_the_jax_backend():

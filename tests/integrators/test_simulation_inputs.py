@@ -40,12 +40,14 @@ def test_one_shot_event_fires_once(model):
     assert float(rows.q[0, 0]) == pytest.approx(x1, abs=1e-6) and float(rows.t[0]) == 1.0
 
 
+@pytest.mark.long
 def test_rearmed_by_a_later_time(model):
     final, _ = run(model, lambda m, s: jnp.where(s.t < 0.5, 0.5, 0.8))
     assert int(final.events.count[0]) == 2
     assert float(final.events.first_time[0]) == pytest.approx(0.5) and float(final.events.last_time[0]) == pytest.approx(0.8)
 
 
+@pytest.mark.long
 def test_past_time_fires_once_without_going_back(model):
     final, rows = run(model, lambda m, s: -1.0, times=(0.25, 0.5))
     assert int(final.events.count[0]) == 1

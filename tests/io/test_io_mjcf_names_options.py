@@ -103,7 +103,8 @@ def test_mass_matrix_accelerations_poses():
     assert_close(case["p"], g["xpos"][:, 1:], 1e-10, "p_GB vs xpos")
 
 
-@pytest.mark.parametrize("flags", ["", "spring", "damper", "spring damper"])
+@pytest.mark.parametrize("flags", ["", pytest.param("spring", marks=pytest.mark.long),
+                                   pytest.param("damper", marks=pytest.mark.long), "spring damper"])
 def test_spring_and_damper_flags(flags):
     """Springs and dampers on the right joints (ball, slide, hinges, stacked; fixed tendons), and the
     ``spring``/``damper`` flags switch off exactly what MuJoCo's switch off: f_jb = T^T (qfrc_spring + qfrc_damper)."""
