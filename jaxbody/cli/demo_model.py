@@ -176,6 +176,10 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=MODEL_DT, out="
         e = data["energy"]
         results["out"] = str(out)
         log(f"wrote {out}; lane 0 energy {e[0]:.6g} -> {e[-1]:.6g} J, max |qErr| {data['q_err'].max():.3g}")
+        every = pathlib.Path(out).with_name(f"{pathlib.Path(out).stem}_coordinates{pathlib.Path(out).suffix}")
+        viz.plot_coordinates(lane0, every, coordinates=getattr(imported, "coordinates", None))
+        results["coordinates_out"] = str(every)
+        log(f"wrote {every} (every q and u, 12 to a panel)")
     return results
 
 

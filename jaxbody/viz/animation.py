@@ -6,6 +6,8 @@ written with one palette for all frames.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
 
 import jax
@@ -29,6 +31,23 @@ def _mp4_writer(path, fps):
             f"which needs only Pillow): {e}"
         ) from None
     return imageio.get_writer(str(path), fps=fps, codec="libx264", quality=7)
+
+
+@contextlib.contextmanager
+def _spawn_without_fork_hooks():
+    """imageio-ffmpeg starts ffmpeg with ``preexec_fn=os.setpgrp``, which makes Python run its at-fork hooks, and
+    JAX's hook warns that forking a multithreaded process may deadlock. Without ``preexec_fn`` (imageio-ffmpeg's
+    switch IMAGEIO_FFMPEG_NO_PREVENT_SIGINT, set for the writer's lifetime only) subprocess starts ffmpeg by
+    vfork/posix_spawn, which runs no Python in the child; a Ctrl-C then also reaches ffmpeg."""
+    key, previous = "IMAGEIO_FFMPEG_NO_PREVENT_SIGINT", os.environ.get("IMAGEIO_FFMPEG_NO_PREVENT_SIGINT")
+    os.environ[key] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = previous
 
 
 def check_animation_path(path) -> pathlib.Path:
@@ -150,10 +169,11 @@ def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4
     if path.suffix.lower() == ".gif":
         write_gif(path, images, fps)
     else:
-        writer = _mp4_writer(path, fps)
-        for image in images:
-            writer.append_data(image)
-        writer.close()
+        with _spawn_without_fork_hooks():
+            writer = _mp4_writer(path, fps)
+            for image in images:
+                writer.append_data(image)
+            writer.close()
     return len(images)
 
 

@@ -105,4 +105,38 @@ def plot_trajectory(model, trajectory, path=None, figsize=(14.0, 7.0), dpi=100, 
     return fig, data
 
 
-__all__ = ["plot_trajectory", "trajectory_quantities", "coordinate_labels"]
+def plot_coordinates(trajectory, path=None, per_panel=12, panel_size=(5.0, 2.6), dpi=100, coordinates=None):
+    """Every q and u of ``trajectory`` over time, grouped ``per_panel`` lines to a panel: one row of panels per
+    group, q on the left, u on the right (``plot_trajectory`` shows the first few only). Lines are named by
+    ``coordinates`` as in ``plot_trajectory``; the figure grows with the number of rows.
+
+    Returns the matplotlib Figure (saved to ``path`` when given). Raises InvalidArgument for ``per_panel`` < 1
+    or a trajectory without one leading time axis."""
+    if int(per_panel) != per_panel or per_panel < 1:
+        raise InvalidArgument(f"plot_coordinates: per_panel must be an integer >= 1, got {per_panel}")
+    if np.ndim(trajectory.t) != 1:
+        raise InvalidArgument(f"the trajectory needs one leading time axis, got t of shape {np.shape(trajectory.t)}")
+    t, values = np.asarray(trajectory.t), {"q": np.asarray(trajectory.q), "u": np.asarray(trajectory.u)}
+    labels = dict(zip("qu", coordinate_labels(values["q"].shape[1], values["u"].shape[1], coordinates)))
+    rows = max(1, -(-max(values["q"].shape[1], values["u"].shape[1]) // int(per_panel)))
+    fig = new_figure((2 * panel_size[0], rows * panel_size[1]), dpi)
+    fig.set_layout_engine("constrained")
+    axes = np.asarray(fig.subplots(rows, 2, sharex=True, squeeze=False))
+    for column, key in enumerate("qu"):
+        n = values[key].shape[1]
+        for row in range(rows):
+            ax, first = axes[row, column], row * int(per_panel)
+            for i in range(first, min(n, first + int(per_panel))):
+                ax.plot(t, values[key][:, i], lw=1, label=labels[key][i])
+            if first < n:
+                ax.set_title(f"{key} {first}-{min(n, first + int(per_panel)) - 1} of {n}", fontsize=8)
+                ax.legend(fontsize=6, ncol=2)
+            else:
+                ax.set_axis_off()
+        axes[-1, column].set_xlabel("t (s)")
+    if path is not None:
+        fig.savefig(path)
+    return fig
+
+
+__all__ = ["plot_trajectory", "plot_coordinates", "trajectory_quantities", "coordinate_labels"]

@@ -111,7 +111,7 @@ CASES = [  # (file text, pattern of the offending element, what the message says
      r"<RollingOnSurfaceConstraint", "unsupported constraint type"),
     (bad("<mass>2</mass>", ""), r"<Body name=\"thigh\"", "missing <mass>"),
     (bad("<mass>2</mass>", "<mass>-2</mass>"), r"<Body name=\"thigh\"", "negative mass -2.0"),
-    (bad("0.05 0.01 0.05 0.001 0 0", "0.05 0.01 0.5 0.001 0 0"), r"<Body name=\"thigh\"", "inertia"),
+    (bad("0.05 0.01 0.05 0.001 0 0", "0.05 -0.01 0.05 0.001 0 0"), r"<Body name=\"thigh\"", "negative moment"),
     (bad("<socket_child_frame>/bodyset/thigh<", "<socket_child_frame>/bodyset/femur<"), r"<PinJoint", "'/bodyset/femur' not found"),
     (bad("<socket_child_frame>/bodyset/shank<", "<socket_child_frame>/bodyset/thigh<"), r"<CustomJoint",
      "already in the tree"),

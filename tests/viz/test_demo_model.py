@@ -26,6 +26,8 @@ def test_run_model_demo_on_an_import_record(tmp_path):
     results = run_model_demo(record, batch=3, steps=10, dt=0.01, out=png, animation=gif, n_frames=4, verbose=False)
     assert results["steps"] == 8 and results["frames"] == 4 == gif_frames(gif)   # exactly the frames asked for
     assert results["finite"] and png.stat().st_size > 10_000
+    assert results["coordinates_out"] == str(tmp_path / "trajectory_coordinates.png")   # every coordinate
+    assert (tmp_path / "trajectory_coordinates.png").stat().st_size > 10_000
     model = record.system.realize_topology()
     reach = np.linalg.norm(np.asarray(model.realize(model.default_state(), jb.Stage.Position).position.p_GB), axis=1).max()
     assert np.isclose(record.system.get_default_length_scale(), reach / 4)

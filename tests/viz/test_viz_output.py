@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -114,7 +115,10 @@ def test_animate_mp4(scene, tmp_path):
     pytest.importorskip("imageio_ffmpeg")
     record, model, _, trajectory = scene
     path = tmp_path / "motion.mp4"
-    assert viz.animate(record.system, model, trajectory, path, fps=5, dpi=40) == trajectory.t.shape[0]
+    with warnings.catch_warnings(record=True) as caught:   # ffmpeg is started without forking this JAX process
+        warnings.simplefilter("always")
+        assert viz.animate(record.system, model, trajectory, path, fps=5, dpi=40) == trajectory.t.shape[0]
+    assert not [w for w in caught if "fork" in str(w.message)], [str(w.message) for w in caught]
     reader = imageio.get_reader(path)
     try:
         assert reader.count_frames() == trajectory.t.shape[0] and path.stat().st_size > 1000
