@@ -47,6 +47,7 @@ from jaxbody._api.force import Force as Force
 from jaxbody._api.mobilized_body import MobilizedBody as MobilizedBody
 from jaxbody._api.model import Model as Model
 from jaxbody._api.muscle_equilibrium import equilibrate_muscles as equilibrate_muscles
+from jaxbody._api.path_moment_arms import compute_moment_arm as compute_moment_arm
 from jaxbody._api.sharding import sharded_vmap as sharded_vmap
 from jaxbody._api.system import GeneralForceSubsystem as GeneralForceSubsystem
 from jaxbody._api.system import MultibodySystem as MultibodySystem
@@ -84,6 +85,11 @@ from jaxbody._kernels.backend import compiled_available as compiled_available
 from jaxbody._kernels.backend import get_backend as get_backend
 from jaxbody._kernels.backend import set_backend as set_backend
 from jaxbody._kernels.backend import use_backend as use_backend
+from jaxbody._dynamics.paths.base import Path as Path
+from jaxbody._dynamics.paths.function_based_path import FunctionBasedPath as FunctionBasedPath
+from jaxbody._dynamics.paths.function_based_path import MultivariatePolynomial as MultivariatePolynomial
+from jaxbody._dynamics.paths.geometry_path import GeometryPath as GeometryPath
+from jaxbody._dynamics.paths.path_points import PathPoints as PathPoints
 from jaxbody._dynamics.singularities import SingularityReport as SingularityReport
 from jaxbody._dynamics.singularities import check_singularities as check_singularities
 from jaxbody._dynamics.state import State as State
