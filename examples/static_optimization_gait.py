@@ -56,7 +56,7 @@ GOLDEN_TIMES = tuple(0.05 + 0.1 * k for k in range(10))  # the frames compared w
 RESERVES = {"pelvis_tilt": 1000.0, "pelvis_tx": 1000.0, "pelvis_ty": 1000.0,
             "hip_flexion_r": 10.0, "knee_angle_r": 10.0, "ankle_angle_r": 10.0,
             "hip_flexion_l": 10.0, "knee_angle_l": 10.0, "ankle_angle_l": 10.0}
-MUSCLE_BOUNDS = (0.0, 1.0)  # every muscle's min/max control in gait9dof18musc
+MUSCLE_BOUNDS = (0.01, 1.0)  # every muscle's min/max control in OpenSim 4.6 (min: Thelen's minimum activation)
 NEWTON_ITERATIONS = 30
 
 
@@ -213,6 +213,9 @@ def main(small: bool = False) -> dict:
         out["activations_opensim"] = np.array(ref["activations"])[:, order]
         out["reserve_controls_opensim"] = np.array([ref["reserve_controls"][n] for n in RESERVES]).T
         out["max_activation_error"] = float(np.max(np.abs(out["activations"] - out["activations_opensim"])))
+        out["objective"], out["objective_opensim"] = (
+            np.sum(a**2, 1) + np.sum(r**2, 1) for a, r in ((out["activations"], out["reserve_controls"]),
+                                                          (out["activations_opensim"], out["reserve_controls_opensim"])))
         out["opensim_s_per_frame"] = ref["seconds_per_frame"]
 
     n = 10 if small else N_FRAMES
@@ -232,7 +235,9 @@ if __name__ == "__main__":
     print(f"{len(r['muscle_names'])} muscles, {len(RESERVES)} reserves; at OpenSim's {len(r['times'])} frames: "
           f"compile + first call {r['first_call_s']:.1f} s, max |A x - tau| {r['max_constraint_residual']:.1e}")
     if "max_activation_error" in r:
-        print(f"max |activation - OpenSim StaticOptimization's| = {r['max_activation_error']:.2e}")
+        print(f"max |activation - OpenSim StaticOptimization's| = {r['max_activation_error']:.2e}; "
+              f"objective sum x^2 jaxbody - OpenSim, relative: "
+              f"{np.max((r['objective'] - r['objective_opensim']) / r['objective_opensim']):.1e} (max)")
         print(f"OpenSim 4.6 StaticOptimization: {1e3 * r['opensim_s_per_frame']:.2f} ms per frame (one thread)")
     print(f"batched solve, {r['n_frames']} frames: {r['batched_solve_s']:.3f} s "
           f"({1e6 * r['batched_solve_s'] / r['n_frames']:.1f} us per frame); max |A x - tau| "
