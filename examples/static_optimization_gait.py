@@ -128,7 +128,8 @@ def solve_qp(A, b, lo, hi, iterations: int = NEWTON_ITERATIONS):
     concave with gradient b - A x(lam). It starts at the bound-free solution lam = 2 (A A^T)^-1 b; each step solves
     (A D A^T / 2) d = b - A x(lam) (D: controls off their bounds) and takes the longest of 1, 1/2, ..., 2^-39 that
     raises g by Armijo's rule (a full step once the active set settles: finite termination on this piecewise
-    quadratic). Returns (x, |A x - b|_inf)."""
+    quadratic), until |A x - b|_inf <= 1e-12 max(1, |b|_inf) (then lam is dual optimal) or ``iterations`` steps
+    (under vmap the loop runs until the slowest frame is done). Returns (x, |A x - b|_inf)."""
     def primal(lam):
         return jnp.clip(A.T @ lam / 2.0, lo, hi)
 
@@ -138,7 +139,8 @@ def solve_qp(A, b, lo, hi, iterations: int = NEWTON_ITERATIONS):
 
     steps = 0.5 ** jnp.arange(40.0)
 
-    def newton(lam, _):
+    def newton(carry):
+        k, lam, _ = carry
         x = primal(lam)
         grad = b - A @ x
         free = ((x > lo) & (x < hi)).astype(A.dtype)
@@ -147,10 +149,16 @@ def solve_qp(A, b, lo, hi, iterations: int = NEWTON_ITERATIONS):
         gains = jax.vmap(lambda t: dual(lam + t * d))(steps) - g0
         ok = gains >= 1e-4 * steps * (grad @ d)
         t = jnp.where(ok.any(), steps[jnp.argmax(ok)], 0.0)
-        return lam + t * d, None
+        lam = lam + t * d
+        return k + 1, lam, jnp.max(jnp.abs(A @ primal(lam) - b))
+
+    def unfinished(carry):
+        k, _, residual = carry
+        return (k < iterations) & (residual > tol)
 
     lam0 = 2.0 * jnp.linalg.solve(A @ A.T, b)
-    lam, _ = jax.lax.scan(newton, lam0, None, length=iterations)
+    tol = 1e-12 * jnp.maximum(1.0, jnp.max(jnp.abs(b)))
+    _, lam, _ = jax.lax.while_loop(unfinished, newton, (0, lam0, jnp.asarray(jnp.inf, A.dtype)))
     x = primal(lam)
     return x, jnp.max(jnp.abs(A @ x - b))
 
