@@ -83,3 +83,11 @@ def test_rigid_tendon_optimal_force_gradient(example):
     fd = [(f(x0.at[k].add(h)) - f(x0.at[k].add(-h))) / (2 * h) for k in range(2)]
     np.testing.assert_allclose(grad, fd, rtol=1e-6)
     assert 0.3 * p.max_isometric_force < f(x0) < p.max_isometric_force, "shortening near optimal length"
+
+
+@pytest.mark.long  # the notebook recompiles what the script test compiled (about a minute); CI time budget
+def test_notebook_runs(monkeypatch):
+    from notebook_runner import run_notebook
+    monkeypatch.chdir(TESTS.parent / "notebooks")
+    ns = run_notebook("09_static_optimization_gait.ipynb", {"N_FRAMES": 10, "SAVE_FIGURE": False}, monkeypatch)
+    assert ns["max_activation_error"] <= ACTIVATION_TOL
