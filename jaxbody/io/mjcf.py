@@ -74,6 +74,7 @@ from jaxbody.io.mjcf_actuators import add_mjcf_actuators
 from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
 from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
+from jaxbody.io.mjcf_fluid import add_mjcf_fluid
 from jaxbody.io.engine_coordinates import to_jaxbody
 from jaxbody.io.mjcf_options import disabled_flags, integrator_name
 from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names, unique_key
@@ -186,6 +187,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
                                                      limit_time_constant, limit_dissipation)
         stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
         warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms or use pulleys", unmodelled, stacklevel=2)
+    for body, handle in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
+                                       [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
+        passive[f"fluid {body}"] = [handle]
     actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,

@@ -28,7 +28,7 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
 Tendon limits: jaxbody.io.mjcf_tendons. Warned, naming the joints or tendons, and not modelled: tendon
 ``frictionloss``, MuJoCo 4's polynomial stiffness and damping coefficients and ``springyield`` (plasticity),
 ball-joint cone limits, tendon armature and friction loss, springs and dampers of spatial tendons, body
-``gravcomp``, fluid forces.
+``gravcomp``. Fluid forces: jaxbody.io.mjcf_fluid.
 """
 
 from __future__ import annotations
@@ -184,5 +184,3 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
         [spatial[t] and (m.tendon_stiffness[t] != 0 or m.tendon_damping[t] != 0) for t in range(m.ntendon)]))
     body_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in range(m.nbody)]
     warn_unmodelled(source, "body gravcomp", {body_names[b] for b in np.flatnonzero(m.body_gravcomp)})
-    if m.opt.density != 0 or m.opt.viscosity != 0:
-        warn_unmodelled(source, "fluid forces (option density/viscosity)", ["<option>"])
