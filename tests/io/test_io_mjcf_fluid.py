@@ -78,6 +78,7 @@ def test_fluid_gradients_match_central_differences():
     q, u, _ = coordinate_map(imported, model, g["qpos"][3:4], g["qvel"][3:4])
     index = fluid[0].get_force_index()
 
+    @jax.jit
     def force(model, u):
         s = model.realize(model.default_state().set_q(q[0]).set_u(u), jb.Stage.Velocity)
         F, f = model.calc_force_contributions_sum(s, fluid)
@@ -98,6 +99,7 @@ def test_fluid_gradients_match_central_differences():
     assert_close(dk, fd, 1e-6 * np.max(np.abs(dk)), "d(fluid force)/d(density) vs central differences")
 
 
+@pytest.mark.long
 def test_broken_fluid_fails_the_comparison():
     """The comparison can fail: fluid.xml with a different wind."""
     with open(os.path.join(MODELS, FILES["fluid"])) as f:

@@ -80,6 +80,7 @@ def test_tendon_limit_gradient_matches_central_differences():
     i = int(np.flatnonzero(g["limit_active"][:, 1] & (g["ten_length"][:, 1] > g["tendon_range"][1][1]))[0])
     q0, u0 = (np.asarray(x)[i] for x in imported.from_mujoco(g["qpos"], g["qvel"]))
 
+    @jax.jit
     def force(q):
         s = model.realize(model.default_state().set_q(q).set_u(u0), jb.Stage.Velocity)
         F, f = model.calc_force_contributions_sum(s, (stops[1],))
@@ -93,6 +94,7 @@ def test_tendon_limit_gradient_matches_central_differences():
     assert_close(J, fd, 1e-6 * np.max(np.abs(J)), "d(stop force)/dq vs central differences")
 
 
+@pytest.mark.long
 def test_broken_length_fails_the_comparison():
     """The comparison can fail: the fixed tendon with a different coefficient in the file."""
     with open(os.path.join(MODELS, FILES["tendon_limits"])) as f:
