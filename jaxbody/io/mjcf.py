@@ -186,7 +186,8 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         tendon_stops, unmodelled = add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods,
                                                      limit_time_constant, limit_dissipation)
         stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
-        warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms or use pulleys", unmodelled, stacklevel=2)
+        warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms, use pulleys or do not move at qpos0",
+                        unmodelled, stacklevel=2)
     for body, handle in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
                                        [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
         passive[f"fluid {body}"] = [handle]

@@ -5,7 +5,8 @@ disabled, which skips all of ``mj_passive``): on every body of mass >= mjMINVAL,
 one of the body's geoms sets ``fluidshape="ellipsoid"``. ``load_mjcf`` makes one ``Force.InertiaBoxFluid`` per
 such body (jaxbody._dynamics.force_elements.fluid) with MuJoCo's box, ``b_i = sqrt(6 max(mjMINVAL,
 I_j + I_k - I_i) / m)`` from the body's principal inertia (body_inertia, body_mass) along its inertial axes
-(body_iquat) at its centre of mass (body_ipos; both as MuJoCo's kinematics uses them, body_sameframe honoured), and the option's density, viscosity and wind: Model leaves (a
+(body_iquat) at its centre of mass (body_ipos; both as MuJoCo's
+kinematics uses them, body_sameframe honoured), and the option's density, viscosity and wind: Model leaves (a
 sweep over density sets the elements' ``density``). Checked against MuJoCo's qfrc_fluid in
 tests/io/test_io_mjcf_fluid.py. The ellipsoid model is warned, naming the bodies, and not modelled.
 """

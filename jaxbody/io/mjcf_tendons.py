@@ -30,7 +30,6 @@ import numpy as np
 
 from jaxbody._api.force import Force
 from jaxbody._dynamics.forces import safe_direction, station_force, station_location, station_velocity
-from jaxbody.errors import InvalidArgument
 
 _WRAP_JOINT, _WRAP_SITE = 1, 3
 
@@ -120,8 +119,8 @@ def add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods, time_
                       dissipation: float):
     """A limit stop (module doc) for every limited tendon of ``m`` that has a length function here, added to
     ``forces``. Returns ``(stops, unmodelled)``: tendon name -> its Force.Custom handle, and the names of the
-    limited tendons left out (wrapping geoms or pulleys). Raises InvalidArgument naming a tendon whose
-    effective mass J M0 J^T at qpos0 is not positive (the stop would have no stiffness)."""
+    limited tendons left out (for the caller to warn): those that wrap geoms or use pulleys, and those whose
+    effective mass J M0 J^T at qpos0 is 0 (the stiffness rule gives no stiffness)."""
     names, stops, unmodelled = tendon_names(mujoco, m), {}, []
     if not np.any(m.tendon_limited):
         return stops, unmodelled
@@ -137,8 +136,8 @@ def add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods, time_
             continue
         m_eff = float(J0[t] @ M0 @ J0[t])
         if not m_eff > 0:
-            raise InvalidArgument(f"MJCF tendon {names[t]!r}: its effective mass J M0 J^T at qpos0 is {m_eff}; a "
-                                  "limit stop needs a tendon whose length changes with the joints at qpos0")
+            unmodelled.append(names[t])   # no stiffness by the rule: the length does not move at qpos0
+            continue
         lower, upper = map(float, m.tendon_range[t])
         params = {**path[1], "stiffness": jnp.asarray(m_eff / time_constant**2),
                   "dissipation": jnp.asarray(float(dissipation)), "lower": jnp.asarray(lower),
