@@ -2,7 +2,8 @@
 (run: python3 tests/io/generate_fluid_golden.py; needs mujoco 4.x, the test reads tests/io/golden/mujoco_fluid_*.npz).
 
 Models: dm_control's fish (free joint, density 5000) and 6-link swimmer (tests/models/dm_control/swimmer6.xml,
-written here from ``dm_control.suite.swimmer.get_model_and_assets(6)``, density 3000), and
+written here by ``write_swimmer6`` from
+``dm_control.suite.swimmer.get_model_and_assets(6)``, density 3000), and
 tests/models/fluid.xml (density, viscosity and wind; rotated, offset inertial frames; a massless body). Per
 state (qpos0, then random: hinges and slides uniform in [-1.5, 1.5], ball and free orientations uniform, free
 positions normal; velocities normal, times 3 so the quadratic drag dominates): qpos, qvel, qfrc_fluid of
@@ -55,7 +56,17 @@ def fluid_golden(file):
     return {k: np.array(v) for k, v in out.items()}
 
 
+def write_swimmer6():
+    """tests/models/dm_control/swimmer6.xml: dm_control's 6-link swimmer exactly as its suite builds it."""
+    from dm_control.suite import swimmer
+
+    xml, _ = swimmer.get_model_and_assets(6)
+    with open(os.path.join(MODELS, FILES["swimmer6"]), "wb") as f:
+        f.write(xml if isinstance(xml, bytes) else xml.encode())
+
+
 if __name__ == "__main__":
+    write_swimmer6()
     for stem, file in FILES.items():
         g = fluid_golden(file)
         print(stem, "max |qfrc_fluid|", np.abs(g["qfrc_fluid"]).max())
