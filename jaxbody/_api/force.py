@@ -12,11 +12,12 @@ from __future__ import annotations
 from jaxbody._api.force_actuators import ActuatorForces
 from jaxbody._api.force_basic import BasicForces
 from jaxbody._api.force_compound import CompoundForces
+from jaxbody._api.force_fluid import FluidForces
 from jaxbody._api.force_muscles import MuscleForces
 from jaxbody._api.force_opensim_passive import OpenSimPassiveForces
 
 
-class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, MuscleForces):
+class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, MuscleForces, FluidForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
@@ -25,4 +26,4 @@ class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, M
     (jaxbody._api.force_actuators), and passive forces SpringGeneralizedForce, CoordinateLimitForce,
     ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); OpenSim's
     Thelen2003Muscle, DeGrooteFregly2016Muscle and Millard2012EquilibriumMuscle on a path
-    (jaxbody._api.force_muscles)."""
+    (jaxbody._api.force_muscles); MuJoCo's InertiaBoxFluid (jaxbody._api.force_fluid)."""

@@ -103,9 +103,11 @@ class ImportedModel(CoordinateIndex):
     applied as the ``passive_forces`` MobilitySmoothCoulombFriction elements unless loaded with ``friction="ignore"``;
     armature: joint name -> coefficient as in the file (nonzero only; applied as the mobilizers' armature);
     gravity: (3,) the gravity added as ``Force.UniformGravity`` (m/s^2, in Ground); visuals: list of Visual;
-    passive_forces: joint name (MJCF tendons: "tendon <name>") -> the springs, dampers and friction made from the file
+    passive_forces: joint name (MJCF tendons: "tendon <name>"; MJCF fluid forces: "fluid <body>",
+    jaxbody.io.mjcf_fluid) -> the springs, dampers, friction and fluid elements made from the file
     (switch them off per State with ``forces.set_force_is_disabled``); limit_stops: joint name -> its
-    ``MobilityLinearStop`` (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``);
+    ``MobilityLinearStop``, and for MJCF ``"tendon <name>"`` -> its tendon's stop (jaxbody.io.mjcf_tendons)
+    (empty when loaded with ``joint_limits=False``; see ``jaxbody.io._passive``);
     contact: the compliant contact made from the file's collision geometry (MJCF: jaxbody.io.mjcf_contact.MjcfContact,
     URDF: jaxbody.io.urdf_collision.UrdfContact), None when there is none;
     engine: "mujoco" (MJCF) or "pinocchio" (URDF): whose coordinates ``from_<engine>``/``to_<engine>`` convert;

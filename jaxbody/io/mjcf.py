@@ -26,7 +26,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   constraint honoured as MuJoCo honours them, timestep and integrator recorded (jaxbody.io.mjcf_options).
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, joint
   frictionloss (smooth Coulomb friction, ``friction="smooth"``), fixed-tendon spring-dampers and joint-limit
-  stops become force elements (jaxbody.io.mjcf_passive); tendon frictionloss and the other passive attributes
+  stops become force elements (jaxbody.io.mjcf_passive), tendon-limit stops too (fixed tendons and spatial
+  tendons through sites; jaxbody.io.mjcf_tendons); tendon frictionloss and the other passive attributes
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities).
@@ -66,16 +67,19 @@ from jaxbody.io._passive import (
     LIMIT_DISSIPATION,
     LIMIT_TIME_CONSTANT,
     check_friction_options,
+    warn_unmodelled,
 )
 from jaxbody.io.imported import Coordinate, Frame, ImportedModel
 from jaxbody.io.mjcf_actuators import add_mjcf_actuators
 from jaxbody.io.mjcf_contact import TRANSITION_VELOCITY as CONTACT_TRANSITION_VELOCITY
 from jaxbody.io.mjcf_contact import add_mjcf_contact
 from jaxbody.io.mjcf_equalities import add_equalities
+from jaxbody.io.mjcf_fluid import add_mjcf_fluid
 from jaxbody.io.engine_coordinates import to_jaxbody
 from jaxbody.io.mjcf_options import disabled_flags, integrator_name
 from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names, unique_key
 from jaxbody.io.mjcf_passive import add_mjcf_passive
+from jaxbody.io.mjcf_tendons import add_tendon_limits
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
@@ -102,7 +106,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
     joint_limits: limited hinge and slide joints get a ``Force.MobilityLinearStop`` at their range, stiffness
-    M_ii / limit_time_constant^2 (s) and dissipation limit_dissipation (s/rad or s/m); see jaxbody.io._passive.
+    M_ii / limit_time_constant^2 (s) and dissipation limit_dissipation (s/rad or s/m); see jaxbody.io._passive;
+    limited tendons get the same stop on their length (``ImportedModel.limit_stops["tendon <name>"]``, stiffness
+    J M0 J^T / limit_time_constant^2; jaxbody.io.mjcf_tendons).
     friction: "smooth" (default): joint ``frictionloss`` F becomes ``Force.MobilitySmoothCoulombFriction``,
     ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
     out with a warning naming the joints (MuJoCo's frictionloss is a constraint; see jaxbody.io._passive).
@@ -176,6 +182,15 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits and "limit" not in disabled,
                                       limit_time_constant, limit_dissipation, friction, friction_transition_velocity,
                                       disabled)
+    if joint_limits and "limit" not in disabled:
+        tendon_stops, unmodelled = add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods,
+                                                     limit_time_constant, limit_dissipation)
+        stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
+        warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms, use pulleys or do not move at qpos0",
+                        unmodelled, stacklevel=2)
+    for body, handle in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
+                                       [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
+        passive[f"fluid {body}"] = [handle]
     actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,

@@ -25,9 +25,10 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
 * limited hinge and slide joints: ``Force.MobilityLinearStop`` at ``range`` (``jaxbody.io._passive``: stiffness
   M_ii / tau^2 with MuJoCo's ``dof_M0``, armature included); not added with ``joint_limits=False``.
 
-Warned, naming the joints or tendons, and not modelled: tendon ``frictionloss``, MuJoCo 4's
-polynomial stiffness and damping coefficients and ``springyield`` (plasticity), ball-joint cone limits, tendon
-limits, armature and friction loss, springs and dampers of spatial tendons, body ``gravcomp``, fluid forces.
+Tendon limits: jaxbody.io.mjcf_tendons. Warned, naming the joints or tendons, and not modelled: tendon
+``frictionloss``, MuJoCo 4's polynomial stiffness and damping coefficients and ``springyield`` (plasticity),
+ball-joint cone limits, tendon armature and friction loss, springs and dampers of spatial tendons, body
+``gravcomp``. Fluid forces: jaxbody.io.mjcf_fluid.
 """
 
 from __future__ import annotations
@@ -175,8 +176,6 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
                         {joint_names[j] for j in range(m.njnt) if m.jnt_limited[j] and m.jnt_type[j] == _BALL})
     if "frictionloss" not in disabled:
         warn_unmodelled(source, "tendon frictionloss", by_tendon(m.tendon_frictionloss))
-    if "limit" not in disabled:
-        warn_unmodelled(source, "tendon limit (range)", by_tendon(m.tendon_limited))
     warn_unmodelled(source, "tendon armature", by_tendon(m.tendon_armature))
     warn_unmodelled(source, "polynomial tendon stiffness or damping",
                     by_tendon(np.any(m.tendon_stiffnesspoly != 0, axis=1) | np.any(m.tendon_dampingpoly != 0, axis=1)))
@@ -185,5 +184,3 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
         [spatial[t] and (m.tendon_stiffness[t] != 0 or m.tendon_damping[t] != 0) for t in range(m.ntendon)]))
     body_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in range(m.nbody)]
     warn_unmodelled(source, "body gravcomp", {body_names[b] for b in np.flatnonzero(m.body_gravcomp)})
-    if m.opt.density != 0 or m.opt.viscosity != 0:
-        warn_unmodelled(source, "fluid forces (option density/viscosity)", ["<option>"])

@@ -1,0 +1,146 @@
+"""MJCF tendon lengths and their limit stops as jaxbody force elements (read from the compiled MjModel).
+
+Tendon kinematics (the length L in m, or in the joints' units for fixed tendons, and its rate Ldot):
+
+* fixed tendon (joint wraps): ``L = sum_i coef_i q_i`` over hinge and slide joints (q = MuJoCo's qpos),
+  ``Ldot = sum_i coef_i u_i``; a tension T acts as ``coef_i T`` on u_i.
+* spatial tendon through sites only (no wrapping geoms, no pulleys): the sum of the straight segment lengths
+  ``|p_{k+1} - p_k|`` between consecutive site origins (in Ground), Ldot the sum of the segment rates
+  ``e_k . (v_{k+1} - v_k)``; a tension T pulls each segment's two sites towards each other (body forces
+  ``T e_k`` on site k and ``-T e_k`` on site k+1, i.e. the generalized force ``T dL/du``).
+
+Other tendons (wrapping geoms, pulleys) have no length function here: their limits are warned and left out.
+
+Tendon limits (``limited``, ``range`` [L_lo, L_hi]): MuJoCo enforces them as a one-sided constraint (solver
+impulse, solref/solimp softness). jaxbody uses the compliant stand-in that it uses for joint limits
+(jaxbody.io._passive): Simbody's MobilityLinearStop law on L, ``T = min(0, -k x (1 + d Ldot))`` with
+``x = L - L_hi`` above the range, ``T = max(0, -k x (1 - d Ldot))`` with ``x = L - L_lo`` below it, 0 inside,
+PE ``k x^2 / 2`` while engaged, with the joint stops' stiffness rule ``k = m_eff / tau^2`` where
+``m_eff = J M0 J^T`` (the tendon's generalization of a joint's M_ii: J = dL/du and M0 = MuJoCo's mass matrix,
+armature included, both at qpos0) and the importer's ``limit_time_constant`` tau and ``limit_dissipation`` d.
+So the stop engages at the same length as MuJoCo's limit (with ``margin`` 0) and pushes in the same direction
+(along J), but lets the tendon sink about ``T_load tau^2 / m_eff`` past its bound where MuJoCo's constraint
+holds it to within its solref softness; the forces differ while engaged.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbody._api.force import Force
+from jaxbody._dynamics.forces import safe_direction, station_force, station_location, station_velocity
+
+_WRAP_JOINT, _WRAP_SITE = 1, 3
+
+
+def dense_tendon_jacobian(m, d) -> np.ndarray:
+    """MuJoCo's tendon Jacobian ``ten_J`` (stored sparse, rows ``m.ten_J_rowadr/rownnz/colind``) as (ntendon, nv)."""
+    J = np.zeros((m.ntendon, m.nv))
+    for t in range(m.ntendon):
+        cols = slice(m.ten_J_rowadr[t], m.ten_J_rowadr[t] + m.ten_J_rownnz[t])
+        J[t, m.ten_J_colind[cols]] = d.ten_J[cols]
+    return J
+
+
+def tendon_names(mujoco, m) -> list[str]:
+    """Each tendon's name (``"tendon<t>"`` for unnamed ones), indexed by MuJoCo's tendon id."""
+    return [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
+
+
+def tendon_path(m, t: int, coordinates, joint_names, mobods):
+    """``(static, params)`` describing tendon t's length function, or None where it has none here (wrapping
+    geoms, pulleys). ``static``: ("fixed", q indices, u indices) or ("sites", body indices); ``params``:
+    {"coef": (n,)} or {"stations": (n, 3) site positions in their bodies (m)} (Model leaves)."""
+    wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
+    types = {int(m.wrap_type[w]) for w in wraps}
+    if types == {_WRAP_JOINT}:
+        mobs = [coordinates[joint_names[m.wrap_objid[w]]].mobilized_body for w in wraps]
+        return (("fixed", tuple(b.q_start for b in mobs), tuple(b.u_start for b in mobs)),
+                {"coef": jnp.asarray([float(m.wrap_prm[w]) for w in wraps])})
+    if types == {_WRAP_SITE} and len(wraps) >= 2:
+        sites = [int(m.wrap_objid[w]) for w in wraps]
+        return (("sites", tuple(mobods[m.site_bodyid[s]].index for s in sites)),
+                {"stations": jnp.asarray(np.array([m.site_pos[s] for s in sites], dtype=float))})
+    return None
+
+
+def length_and_rate(static, params, state):
+    """``(L, Ldot)`` of a tendon (see the module doc) at a state realized to Velocity."""
+    if static[0] == "fixed":
+        return params["coef"] @ state.q[jnp.array(static[1])], params["coef"] @ state.u[jnp.array(static[2])]
+    pos, vel, L, Ldot = state.position, state.velocity, 0.0, 0.0
+    for k in range(len(static[1]) - 1):
+        (b1, b2), (s1, s2) = static[1][k:k + 2], params["stations"][k:k + 2]
+        e, d = safe_direction(station_location(pos, b2, s2) - station_location(pos, b1, s1))
+        L, Ldot = L + d, Ldot + e @ (station_velocity(pos, vel, b2, s2) - station_velocity(pos, vel, b1, s1))
+    return L, Ldot
+
+
+def tension_forces(model, state, static, params, tension):
+    """``(body_forces (nbodies, 2, 3), mobility_forces (nu,))`` of a tendon tension (N, or N m per unit of L):
+    the generalized force ``tension dL/du``."""
+    nb, nu = model.topology.nbodies, model.topology.nu
+    F, f = jnp.zeros((nb, 2, 3), state.u.dtype), jnp.zeros(nu, state.u.dtype)
+    if static[0] == "fixed":
+        return F, f.at[jnp.array(static[2])].add(params["coef"] * tension)
+    pos = state.position
+    for k in range(len(static[1]) - 1):
+        (b1, b2), (s1, s2) = static[1][k:k + 2], params["stations"][k:k + 2]
+        e, _ = safe_direction(station_location(pos, b2, s2) - station_location(pos, b1, s1))
+        F = F + station_force(nb, b1, pos.R_GB, s1, -tension * e) + station_force(nb, b2, pos.R_GB, s2, tension * e)
+    return F, f
+
+
+def _limit_stop(forces, static, params, name):
+    """The tendon's limit stop (module doc) as a Force.Custom; ``params`` holds stiffness, dissipation, lower,
+    upper and the path's leaves."""
+
+    def engaged(state, p):
+        L, Ldot = length_and_rate(static, p, state)
+        above, below = L > p["upper"], L < p["lower"]
+        return jnp.where(above, L - p["upper"], jnp.where(below, L - p["lower"], 0.0)), Ldot, above, below
+
+    def calc_force(model, state, p):
+        x, Ldot, above, below = engaged(state, p)
+        k, d = p["stiffness"], p["dissipation"]
+        tension = jnp.where(above, jnp.minimum(0.0, -k * x * (1 + d * Ldot)),
+                            jnp.where(below, jnp.maximum(0.0, -k * x * (1 - d * Ldot)), 0.0))
+        return tension_forces(model, state, static, p, tension)
+
+    def calc_potential_energy(model, state, p):
+        x = engaged(state, p)[0]
+        return 0.5 * p["stiffness"] * x * x
+
+    return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF tendon limit {name}")
+
+
+def add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods, time_constant: float,
+                      dissipation: float):
+    """A limit stop (module doc) for every limited tendon of ``m`` that has a length function here, added to
+    ``forces``. Returns ``(stops, unmodelled)``: tendon name -> its Force.Custom handle, and the names of the
+    limited tendons left out (for the caller to warn): those that wrap geoms or use pulleys, and those whose
+    effective mass J M0 J^T at qpos0 is 0 (the stiffness rule gives no stiffness)."""
+    names, stops, unmodelled = tendon_names(mujoco, m), {}, []
+    if not np.any(m.tendon_limited):
+        return stops, unmodelled
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    M0 = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, M0)
+    J0 = dense_tendon_jacobian(m, d)
+    for t in np.flatnonzero(m.tendon_limited):
+        path = tendon_path(m, t, coordinates, joint_names, mobods)
+        if path is None:
+            unmodelled.append(names[t])
+            continue
+        m_eff = float(J0[t] @ M0 @ J0[t])
+        if not m_eff > 0:
+            unmodelled.append(names[t])   # no stiffness by the rule: the length does not move at qpos0
+            continue
+        lower, upper = map(float, m.tendon_range[t])
+        params = {**path[1], "stiffness": jnp.asarray(m_eff / time_constant**2),
+                  "dissipation": jnp.asarray(float(dissipation)), "lower": jnp.asarray(lower),
+                  "upper": jnp.asarray(upper)}
+        stops[names[t]] = _limit_stop(forces, path[0], params, names[t])
+    return stops, unmodelled
