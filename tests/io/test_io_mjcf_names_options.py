@@ -69,6 +69,10 @@ def build(flags="", source=None, golden="mujoco_pendula.npz"):
     without_passive = model.default_state()
     for handle in (h for hs in imported.passive_forces.values() for h in hs):
         without_passive = imported.forces.set_force_is_disabled(without_passive, handle, True)
+    without_actuators = model.default_state()   # MuJoCo's qfrc_bias and qfrc_passive hold no actuator force (its
+    if imported.actuators is not None:          # tendon position servo pushes even at ctrl = 0)
+        without_actuators = imported.forces.set_force_is_disabled(without_actuators, imported.actuators, True)
+        without_passive = imported.forces.set_force_is_disabled(without_passive, imported.actuators, True)
 
     @jax.jit
     @jax.vmap
@@ -76,7 +80,7 @@ def build(flags="", source=None, golden="mujoco_pendula.npz"):
         s = model.realize(without_passive.set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Dynamics)
         udot, _ = model.calc_acceleration_ignoring_constraints(s, s.dynamics.mobility_forces, s.dynamics.body_forces)
         X = [imported.bodies[n].get_body_transform(s) for n in names]
-        with_passive = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Dynamics)
+        with_passive = model.realize(without_actuators.set_q(q).set_u(u), jb.Stage.Dynamics)
         return (model.calc_m(s), udot, jnp.stack([x.R for x in X]), jnp.stack([x.p for x in X]),
                 with_passive.dynamics.mobility_forces)
 
