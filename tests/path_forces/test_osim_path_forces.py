@@ -2,7 +2,8 @@
 (tests/path_forces/generate_path_force_golden.py; tests/models/osim/path_forces.osim): each force's generalized
 forces alone, its path length and speed and its tension (and a muscle's fiber length, pennation, fiber forces)
 at random states and excitations, to 1e-9, all states in one jit(vmap); derivatives against central
-differences along a random direction in (q, u, controls, every force leaf including the spline knots);
+differences along a random direction in (q, u, controls, every force leaf including the spline knots); the
+JAX SimmSpline against the host port of OpenSim's and its reverse-mode gradient;
 bad input named."""
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from helpers import assert_close
 
 import jaxbody as jb
 from jaxbody.errors import InvalidArgument
+from jaxbody._dynamics.muscles.simm_spline import SimmSplineCurve
 from jaxbody.io import load_osim
+from jaxbody.io.opensim_functions import simm_spline
 
 HERE = pathlib.Path(__file__).parent
 MODEL_FILE = HERE.parent / "models" / "osim" / "path_forces.osim"
@@ -99,7 +102,7 @@ def test_matches_opensim_under_jit_and_vmap(setup):
 
 def test_derivatives_match_central_differences(setup):
     """d (w . generalized forces of all four) along a random direction in (q, u, controls, every force leaf:
-    parameters, path points, spline knots and values), forward mode and reverse mode, against central differences."""
+    parameters, path points, spline knots and values), forward mode, against central differences."""
     imp, model, handles, states, _ = setup
     state = states[1]
     rng = np.random.default_rng(5)
@@ -115,14 +118,32 @@ def test_derivatives_match_central_differences(setup):
     x = (state.q, state.u, state.controls, model.forces)
     direction = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(size=jnp.shape(a))) *
                                        (1e-3 if jnp.ndim(a) == 1 and jnp.size(a) > 3 else 1.0), x)
-    value_and_grad = jax.jit(jax.value_and_grad(total))
-    shifted = [value_and_grad(jax.tree_util.tree_map(lambda a, d, k=k: a + k * 1e-6 * d, x, direction))[0]
-               for k in (1, -1)]
+    jvp = jax.jit(lambda x: jax.jvp(total, (x,), (direction,)))  # one compilation: tangent and FD values
+    shifted = [jvp(jax.tree_util.tree_map(lambda a, d, k=k: a + k * 1e-6 * d, x, direction))[0] for k in (1, -1)]
     fd = (shifted[0] - shifted[1]) / 2e-6
-    grad = value_and_grad(x)[1]
-    reverse = sum(jnp.vdot(g, d) for g, d in zip(jax.tree_util.tree_leaves(grad), jax.tree_util.tree_leaves(direction)))
     assert abs(fd) > 1.0
-    assert_close(reverse, fd, 1e-6 * abs(fd), "reverse-mode directional derivative")
+    assert_close(jvp(x)[1], fd, 1e-6 * abs(fd), "directional derivative")
+
+
+def test_spline_curve_matches_host_twin_and_its_gradient_central_differences():
+    """SimmSplineCurve (coefficients from its leaves in JAX) against the host float64 port of OpenSim's
+    SimmSpline::calcCoefficients, in and outside the knots, for 2, 3, 4 and 42 knots; jax.grad in (t, x, y) against
+    central differences."""
+    rng = np.random.default_rng(7)
+    for n in (2, 3, 4, 42):
+        x, y = np.sort(rng.uniform(-2, 2, n)), rng.normal(size=n)
+        host = simm_spline(x, y)
+        curve = SimmSplineCurve(jnp.asarray(x), jnp.asarray(y))
+        t = np.linspace(-3, 3, 61)
+        assert_close(jax.vmap(curve)(jnp.asarray(t)), jax.vmap(lambda v: host(v[None]))(jnp.asarray(t)), 1e-12,
+                     f"n={n}")
+    f = jax.jit(lambda p: p[0](p[1]))
+    point = (curve, jnp.asarray(0.37))
+    grad = jax.grad(lambda p: f(p))(point)
+    direction = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(size=jnp.shape(a))) * 1e-2, point)
+    shifted = [f(jax.tree_util.tree_map(lambda a, d, k=k: a + k * 1e-6 * d, point, direction)) for k in (1, -1)]
+    reverse = sum(jnp.vdot(g, d) for g, d in zip(jax.tree_util.tree_leaves(grad), jax.tree_util.tree_leaves(direction)))
+    assert_close(reverse, (shifted[0] - shifted[1]) / 2e-6, 1e-7, "reverse-mode derivative in (knots, values, t)")
 
 
 def _with(text: str, tmp_path, old: str, new: str):

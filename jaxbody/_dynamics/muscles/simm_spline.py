@@ -5,8 +5,8 @@ ligament's force-length curve).
 The coefficients follow OpenSim's ``SimmSpline::calcCoefficients`` (end third derivatives from divided
 differences, then a tridiagonal solve), recomputed in JAX from the leaves on every evaluation; outside
 ``[x_0, x_{n-1}]`` the spline continues linearly with its end slopes (``SimmSpline::calcValue``). The host-side
-float64 twin is ``jaxbody.io.opensim_functions.simm_spline_coefficients``. Cost: O(n) scalar flops per call
-(n knots, static), plus one ``searchsorted``.
+float64 twin is ``jaxbody.io.opensim_functions.simm_spline_coefficients``. Cost: O(n) flops per call (n knots,
+static; two length-n scans), plus one ``searchsorted``.
 """
 
 from __future__ import annotations
@@ -20,48 +20,47 @@ TINY_NUMBER = 1e-7
 
 
 def _coefficients(x, y):
-    """(b, c, d), each (n,), of the SimmSpline through knots x (n,) and values y (n,) (n >= 2, static)."""
+    """(b, c, d), each (n,), of the SimmSpline through knots x (n,) and values y (n,) (n >= 2, static): OpenSim's
+    loop with its two sequential sweeps (the tridiagonal solve) as ``lax.scan``s, the rest vectorized."""
     n = x.shape[0]
-    xs, ys = [x[i] for i in range(n)], [y[i] for i in range(n)]
-
-    def gap(i, j):
-        return jnp.maximum(TINY_NUMBER, xs[i] - xs[j])
-
-    zero = jnp.zeros_like(ys[0])
+    gaps = jnp.maximum(TINY_NUMBER, jnp.diff(x))  # d_0 .. d_{n-2}
+    slopes = jnp.diff(y) / gaps
     if n == 2:
-        slope = (ys[1] - ys[0]) / gap(1, 0)
-        return jnp.stack([slope, slope]), jnp.stack([zero, zero]), jnp.stack([zero, zero])
-    nm1, nm2 = n - 1, n - 2
-    b, c, d = [zero] * n, [zero] * n, [zero] * n
-    d[0] = gap(1, 0)
-    c[1] = (ys[1] - ys[0]) / d[0]
-    for i in range(1, nm1):
-        d[i] = gap(i + 1, i)
-        b[i] = 2.0 * (d[i - 1] + d[i])
-        c[i + 1] = (ys[i + 1] - ys[i]) / d[i]
-        c[i] = c[i + 1] - c[i]
-    b[0], b[nm1] = -d[0], -d[nm2]
-    c[0] = c[nm1] = zero
+        return jnp.stack([slopes[0], slopes[0]]), jnp.zeros(2, y.dtype), jnp.zeros(2, y.dtype)
+    second = slopes[1:] - slopes[:-1]  # c_1 .. c_{n-2} before the solve
+    c_first = c_last = jnp.zeros((), y.dtype)
     if n > 3:
-        c0 = c[2] / gap(3, 1) - c[1] / gap(2, 0)
-        cn = c[nm2] / gap(nm1, n - 3) - c[n - 3] / gap(nm2, n - 4)
-        c[0] = c0 * d[0] * d[0] / gap(3, 0)
-        c[nm1] = -cn * d[nm2] * d[nm2] / gap(nm1, n - 4)
-    for i in range(1, n):  # forward elimination
-        t = d[i - 1] / b[i - 1]
-        b[i] = b[i] - t * d[i - 1]
-        c[i] = c[i] - t * c[i - 1]
-    c[nm1] = c[nm1] / b[nm1]  # back substitution
-    for i in range(nm2, -1, -1):
-        c[i] = (c[i] - d[i] * c[i + 1]) / b[i]
-    b[nm1] = (ys[nm1] - ys[nm2]) / d[nm2] + d[nm2] * (c[nm2] + 2.0 * c[nm1])
-    for i in range(nm1):
-        b[i] = (ys[i + 1] - ys[i]) / d[i] - d[i] * (c[i + 1] + 2.0 * c[i])
-        d[i] = (c[i + 1] - c[i]) / d[i]
-        c[i] = 3.0 * c[i]
-    c[nm1] = 3.0 * c[nm1]
-    d[nm1] = d[nm2]
-    return jnp.stack(b), jnp.stack(c), jnp.stack(d)
+        def gap(i, j):
+            return jnp.maximum(TINY_NUMBER, x[i] - x[j])
+        c_first = (second[1] / gap(3, 1) - second[0] / gap(2, 0)) * gaps[0] * gaps[0] / gap(3, 0)
+        c_last = -(second[-1] / gap(n - 1, n - 3) - second[-2] / gap(n - 2, n - 4)) * gaps[-1] * gaps[-1] / gap(
+            n - 1, n - 4)
+    b = jnp.concatenate([-gaps[:1], 2.0 * (gaps[:-1] + gaps[1:]), -gaps[-1:]])
+    c = jnp.concatenate([c_first[None], second, c_last[None]])
+
+    def eliminate(carry, inputs):  # forward elimination, i = 1 .. n-1
+        b_prev, c_prev = carry
+        d_prev, b_i, c_i = inputs
+        t = d_prev / b_prev
+        out = (b_i - t * d_prev, c_i - t * c_prev)
+        return out, out
+
+    _, (b_rest, c_rest) = jax.lax.scan(eliminate, (b[0], c[0]), (gaps, b[1:], c[1:]))
+    b = jnp.concatenate([b[:1], b_rest])
+    c = jnp.concatenate([c[:1], c_rest])
+    c_end = c[-1] / b[-1]
+
+    def substitute(c_next, inputs):  # back substitution, i = n-2 .. 0
+        c_i, d_i, b_i = inputs
+        value = (c_i - d_i * c_next) / b_i
+        return value, value
+
+    _, c_head = jax.lax.scan(substitute, c_end, (c[:-1], gaps, b[:-1]), reverse=True)
+    c = jnp.concatenate([c_head, c_end[None]])
+    b_out = jnp.concatenate([slopes - gaps * (c[1:] + 2.0 * c[:-1]),
+                             (slopes[-1] + gaps[-1] * (c[-2] + 2.0 * c[-1]))[None]])
+    d_head = (c[1:] - c[:-1]) / gaps
+    return b_out, 3.0 * c, jnp.concatenate([d_head, d_head[-1:]])
 
 
 class SimmSplineCurve(eqx.Module):
