@@ -26,4 +26,5 @@ class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, M
     (jaxbody._api.force_actuators), and passive forces SpringGeneralizedForce, CoordinateLimitForce,
     ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); OpenSim's
     Thelen2003Muscle, DeGrooteFregly2016Muscle, Millard2012EquilibriumMuscle and RigidTendonMuscle on a path
-    (jaxbody._api.force_muscles); OpenSim's Ligament (jaxbody._api.force_path)."""
+    (jaxbody._api.force_muscles); OpenSim's Ligament, PathSpring and
+    PathActuator (jaxbody._api.force_path)."""

@@ -1,12 +1,14 @@
 """OpenSim's non-muscle forces along a GeometryPath as jaxbody force elements: the ForceSet builders of
 jaxbody.io.osim_forces for this family (``BUILDERS``).
 
-==========  ======================================================================================
-OpenSim     jaxbody
-==========  ======================================================================================
-Ligament    Force.Ligament: resting_length, pcsa_force, force_length_curve (a SimmSpline or
-            NaturalCubicSpline; OpenSim's default when absent; another function type is skipped)
-==========  ======================================================================================
+============  ====================================================================================
+OpenSim       jaxbody
+============  ====================================================================================
+Ligament      Force.Ligament: resting_length, pcsa_force, force_length_curve (a SimmSpline or
+              NaturalCubicSpline; OpenSim's default when absent; another function type is skipped)
+PathSpring    Force.PathSpring: resting_length, stiffness, dissipation (OpenSim's NaN defaults: required)
+PathActuator  Force.PathActuator: optimal_force (1 when absent); its control is named after it
+============  ====================================================================================
 
 A path over a wrap object jaxbody does not compute is skipped (Unsupported), as for muscles.
 """
@@ -34,8 +36,10 @@ def _path(context: ForceContext, element):
         raise Unsupported(str(e).split(": ")[-1]) from None
 
 
-def _number(context: ForceContext, element, field: str, default: float) -> float:
+def _number(context: ForceContext, element, field: str, default: float | None) -> float:
     if element.find(field) is None:
+        if default is None:
+            raise context.error(element, f"missing <{field}>")
         return default
     return numbers(context.doc, element, field, context.owner(element), 1)[0]
 
@@ -46,4 +50,14 @@ def ligament(context: ForceContext, element):
                           spline_knots(context, element, "force_length_curve"))
 
 
-BUILDERS = {"Ligament": ligament}
+def path_spring(context: ForceContext, element):
+    return Force.PathSpring(context.forces, element.get("name"), _path(context, element),
+                            *(_number(context, element, f, None) for f in ("resting_length", "stiffness", "dissipation")))
+
+
+def path_actuator(context: ForceContext, element):
+    return Force.PathActuator(context.forces, element.get("name"), _path(context, element),
+                              _number(context, element, "optimal_force", 1.0))
+
+
+BUILDERS = {"Ligament": ligament, "PathSpring": path_spring, "PathActuator": path_actuator}

@@ -1,9 +1,9 @@
 """Golden numbers for tests/path_forces from OpenSim 4.6 (not run by CI; needs the ``opensim`` package).
 
 Writes tests/models/osim/path_forces.osim (two bodies on pin joints and a slider, paths over three bodies) with
-RigidTendonMuscles (default curves; pennated with its own SimmSpline curves) and Ligaments (default curve; its
-own curve), and golden/path_forces.json: at random states (coordinates uniform in [-1.2, 1.2] rad or
-[-0.1, 0.1] m, speeds normal, excitations uniform in [-0.2, 1.2]) each force's generalized forces alone
+RigidTendonMuscles (default curves; pennated with its own SimmSpline curves), Ligaments (default curve; its
+own curve), a PathSpring and a PathActuator, and golden/path_forces.json: at random states (coordinates uniform in [-1.2, 1.2] rad or
+[-0.1, 0.1] m, speeds normal, excitations and controls uniform in [-0.2, 1.2]) each force's generalized forces alone
 (f + J^T F with it on minus with all off) and its path length, speed and tension.
 
 Run: ``python3 tests/path_forces/generate_path_force_golden.py`` from the repository root.
@@ -78,6 +78,14 @@ def write_model(path):
     lig2.set_force_length_curve(_spline("lfl", [0.9, 1.0, 1.1, 1.3, 1.6, 2.0], [0.0, 0.0, 0.2, 1.0, 2.5, 3.0]))
     add_path(lig2, [(g, (-0.05, 0.05, 0.0)), (b1, (-0.03, 0.0, 0.02)), (b3, (0.0, -0.01, 0.02))])
     m.addForce(lig2)
+    spring = osim.PathSpring("spring", 0.7, 4000.0, 0.5)
+    add_path(spring, [(g, (0.06, -0.02, 0.01)), (b2, (0.04, -0.05, 0.0)), (b3, (0.02, 0.0, 0.0))])
+    m.addForce(spring)
+    actuator = osim.PathActuator()
+    actuator.setName("path_actuator")
+    actuator.setOptimalForce(150.0)
+    add_path(actuator, [(b1, (0.05, 0.1, -0.02)), (b1, (0.06, -0.1, -0.02)), (b2, (0.03, 0.0, 0.01))])
+    m.addForce(actuator)
     m.finalizeConnections()
     m.printToXML(str(path))
     path.write_text(re.sub(r"[ \t]*<!--.*?-->[ \t]*\n?", "", path.read_text(), flags=re.S))
@@ -104,7 +112,8 @@ def golden(path, rng):
             c.setValue(s, rng.uniform(-1.2, 1.2) if rotational else rng.uniform(-0.1, 0.1), False)
             c.setSpeedValue(s, rng.normal())
         model.realizeVelocity(s)
-        values = {f.getName(): rng.uniform(-0.2, 1.2) for f in forces if f.getConcreteClassName() == "RigidTendonMuscle"}
+        values = {f.getName(): rng.uniform(-0.2, 1.2) for f in forces
+                  if f.getConcreteClassName() in ("RigidTendonMuscle", "PathActuator")}
         record = {"q": {c.getName(): c.getValue(s) for c in coords}, "u": {c.getName(): c.getSpeedValue(s) for c in coords},
                   "controls": values, "forces": {}, "paths": {}}
         for f in forces:
@@ -118,6 +127,14 @@ def golden(path, rng):
                 info = {"tension": mus.getTendonForce(s), "fiber_length": mus.getFiberLength(s),
                         "pennation_angle": mus.getPennationAngle(s), "active_fiber_force": mus.getActiveFiberForce(s),
                         "passive_fiber_force": mus.getPassiveFiberForce(s), "fiber_velocity": mus.getFiberVelocity(s)}
+            elif f.getConcreteClassName() == "PathSpring":
+                spring = osim.PathSpring.safeDownCast(f)
+                p = spring.getGeometryPath()
+                info = {"tension": spring.getTension(s)}
+            elif f.getConcreteClassName() == "PathActuator":
+                actuator = osim.PathActuator.safeDownCast(f)
+                p = actuator.getGeometryPath()
+                info = {"tension": actuator.computeActuation(s)}
             else:
                 lig = osim.Ligament.safeDownCast(f)
                 p = osim.GeometryPath.safeDownCast(lig.get_path())

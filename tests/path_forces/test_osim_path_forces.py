@@ -1,4 +1,4 @@
-"""OpenSim's RigidTendonMuscle and Ligament imported by load_osim, against OpenSim 4.6
+"""OpenSim's RigidTendonMuscle, Ligament, PathSpring and PathActuator imported by load_osim, against OpenSim 4.6
 (tests/path_forces/generate_path_force_golden.py; tests/models/osim/path_forces.osim): each force's generalized
 forces alone, its path length and speed and its tension (and a muscle's fiber length, pennation, fiber forces)
 at random states and excitations, to 1e-9, all states in one jit(vmap); derivatives against central
@@ -81,7 +81,7 @@ def setup():
 def test_every_force_is_imported():
     imp, model = imported()
     assert list(imp.forces_by_name) == GOLDEN["forces"] and imp.skipped == []
-    assert model.control_names == ("rtm_default", "rtm_pennated") and imp.default_state(model).z.shape == (0,)
+    assert model.control_names == ("rtm_default", "rtm_pennated", "path_actuator") and imp.default_state(model).z.shape == (0,)
 
 
 def test_matches_opensim_under_jit_and_vmap(setup):
@@ -101,7 +101,7 @@ def test_matches_opensim_under_jit_and_vmap(setup):
 
 
 def test_derivatives_match_central_differences(setup):
-    """d (w . generalized forces of all four) along a random direction in (q, u, controls, every force leaf:
+    """d (w . generalized forces of all six) along a random direction in (q, u, controls, every force leaf:
     parameters, path points, spline knots and values), forward mode, against central differences."""
     imp, model, handles, states, _ = setup
     state = states[1]
