@@ -10,7 +10,8 @@ PathSpring    Force.PathSpring: resting_length, stiffness, dissipation (OpenSim'
 PathActuator  Force.PathActuator: optimal_force (1 when absent); its control is named after it
 ============  ====================================================================================
 
-A path over a wrap object jaxbody does not compute is skipped (Unsupported), as for muscles.
+A path over a wrap object jaxbody does not compute, or a path other than a GeometryPath (FunctionBasedPath), is
+skipped (Unsupported) with a warning naming the force.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ def _path(context: ForceContext, element):
     if path_element is not None and path_element.tag == "path":  # 4.x: <path><GeometryPath>
         path_element = path_element.find("GeometryPath")
     if path_element is None:
+        other = [child.tag for child in element if child.get("name") == "path"]
+        if other:  # e.g. a FunctionBasedPath
+            raise Unsupported(f"<{other[0]}> paths are not imported (only GeometryPath)")
         raise context.error(element, "missing <GeometryPath>")
     try:
         return build_geometry_path(context.doc, context.frames, context.mobods, context.coordinates, path_element,

@@ -167,3 +167,14 @@ def test_bad_input_is_named(tmp_path):
     forces = jb.GeneralForceSubsystem(jb.MultibodySystem())
     with pytest.raises(InvalidArgument, match="Ligament 'x': path must be a jaxbody path"):
         jb.Force.Ligament(forces, "x", None, 0.1, 10.0)
+
+
+def test_function_based_path_is_skipped_with_a_warning(tmp_path):
+    text = MODEL_FILE.read_text()
+    start = text.index('<GeometryPath name="path">', text.index('<PathActuator name="path_actuator">'))
+    end = text.index("</GeometryPath>", start) + len("</GeometryPath>")
+    edited = tmp_path / "function_based.osim"
+    edited.write_text(text[:start] + '<FunctionBasedPath name="path"/>' + text[end:])
+    with pytest.warns(UserWarning, match=r"PathActuator path_actuator \(<FunctionBasedPath> paths are not imported"):
+        imp = load_osim(edited)
+    assert "PathActuator path_actuator" in imp.skipped
