@@ -15,9 +15,11 @@ from jaxbody._api.force_compound import CompoundForces
 from jaxbody._api.force_fluid import FluidForces
 from jaxbody._api.force_muscles import MuscleForces
 from jaxbody._api.force_opensim_passive import OpenSimPassiveForces
+from jaxbody._api.force_path import PathForces
 
 
-class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, MuscleForces, FluidForces):
+class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, MuscleForces, PathForces,
+            FluidForces):
     """Namespace of Simbody's force elements: Gravity, UniformGravity, MobilityLinearSpring, MobilityLinearDamper,
     MobilityConstantForce, MobilityLinearStop, MobilityDiscreteForce, GlobalDamper, ConstantForce, ConstantTorque
     and jaxbody's own MobilitySmoothCoulombFriction (jaxbody._api.force_basic); TwoPointLinearSpring, TwoPointLinearDamper, TwoPointConstantForce, LinearBushing,
@@ -25,5 +27,6 @@ class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, M
     ActivationCoordinateActuator, PointActuator, TorqueActuator, driven by ``State.controls``
     (jaxbody._api.force_actuators), and passive forces SpringGeneralizedForce, CoordinateLimitForce,
     ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); OpenSim's
-    Thelen2003Muscle, DeGrooteFregly2016Muscle and Millard2012EquilibriumMuscle on a path
-    (jaxbody._api.force_muscles); MuJoCo's InertiaBoxFluid (jaxbody._api.force_fluid)."""
+    Thelen2003Muscle, DeGrooteFregly2016Muscle, Millard2012EquilibriumMuscle and RigidTendonMuscle on a path
+    (jaxbody._api.force_muscles); OpenSim's Ligament, PathSpring and
+    PathActuator (jaxbody._api.force_path); MuJoCo's InertiaBoxFluid (jaxbody._api.force_fluid)."""

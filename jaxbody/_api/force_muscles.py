@@ -1,4 +1,5 @@
-"""``jb.Force.*`` builders of OpenSim's muscles (Thelen2003Muscle, DeGrooteFregly2016Muscle) on a path
+"""``jb.Force.*`` builders of OpenSim's muscles (Thelen2003Muscle, DeGrooteFregly2016Muscle, Millard2012EquilibriumMuscle,
+RigidTendonMuscle) on a path
 (jaxbody._dynamics.paths), and ``MuscleHandle``: OpenSim's muscle getters in snake_case, the setters of a
 muscle's state variables, and its equilibrium.
 
@@ -22,9 +23,11 @@ from jaxbody._api.muscle_parameters import (
     thelen2003_parameters,
 )
 from jaxbody._api.path_moment_arms import compute_moment_arm
+from jaxbody._api.spline_parameters import rigid_tendon_parameters
 from jaxbody._dynamics.muscles.degroote2016 import DeGrooteFregly2016Muscle
 from jaxbody._dynamics.muscles.info import MuscleInfo
 from jaxbody._dynamics.muscles.millard2012 import Millard2012EquilibriumMuscle
+from jaxbody._dynamics.muscles.rigid_tendon import RigidTendonMuscle
 from jaxbody._dynamics.muscles.thelen2003 import Thelen2003Muscle
 from jaxbody._dynamics.muscles.thelen2003_equilibrium import thelen2003_equilibrium_fiber_length
 from jaxbody._dynamics.paths.base import Path
@@ -167,7 +170,7 @@ def _path(forces, path, name):
 
 class MuscleForces:
     """OpenSim's muscle builders of ``jb.Force``: Thelen2003Muscle, DeGrooteFregly2016Muscle,
-    Millard2012EquilibriumMuscle."""
+    Millard2012EquilibriumMuscle, RigidTendonMuscle."""
 
     @staticmethod
     def Thelen2003Muscle(forces, name: str, path, max_isometric_force, optimal_fiber_length, tendon_slack_length,
@@ -229,3 +232,18 @@ class MuscleForces:
         z0 = jnp.asarray([defaults[v] for v in template.state_names])
         return MuscleHandle(forces, lambda: Millard2012EquilibriumMuscle(path=path, parameters=p, default_state=z0,
                                                                         **structure), name, template.state_names)
+
+    @staticmethod
+    def RigidTendonMuscle(forces, name: str, path, max_isometric_force, optimal_fiber_length, tendon_slack_length,
+                          pennation_angle_at_optimal=0.0, *, max_contraction_velocity=10.0,
+                          active_force_length_curve=None, passive_force_length_curve=None,
+                          force_velocity_curve=None) -> MuscleHandle:
+        """OpenSim RigidTendonMuscle on ``path``: no state variables, activation = excitation. Each curve is
+        ``(x, y)`` SimmSpline knots (normalized fiber length or velocity -> normalized force; Model leaves),
+        OpenSim 4.6's default curve when None."""
+        path = _path(forces, path, name)
+        p = rigid_tendon_parameters(name, max_isometric_force, optimal_fiber_length, tendon_slack_length,
+                                    pennation_angle_at_optimal, max_contraction_velocity, active_force_length_curve,
+                                    passive_force_length_curve, force_velocity_curve)
+        return MuscleHandle(forces, lambda: RigidTendonMuscle(path=path, parameters=p, default_state=jnp.zeros(0)),
+                            name, RigidTendonMuscle.state_names)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from jaxbody.errors import InvalidArgument
-from jaxbody.io import osim_actuators, osim_contact, osim_muscles
+from jaxbody.io import osim_actuators, osim_contact, osim_muscles, osim_path_forces
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
 from jaxbody.io.osim_xml import flag, objects
 
@@ -25,6 +25,7 @@ FORCE_BUILDERS = {
     **osim_actuators.BUILDERS,
     **osim_muscles.BUILDERS,
     **osim_contact.BUILDERS,
+    **osim_path_forces.BUILDERS,
 }
 
 #: Model sets whose elements jaxbody does not import; each is listed by name and type in the warning.

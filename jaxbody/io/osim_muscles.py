@@ -12,6 +12,9 @@ DeGrooteFregly2016Muscle    Force.DeGrooteFregly2016Muscle: "explicit" tendon dy
 Millard2012EquilibriumMuscle  Force.Millard2012EquilibriumMuscle: its four curve elements' properties
                             (fitted optional ones when absent), fiber_damping, ignore_tendon_compliance,
                             ignore_activation_dynamics; OpenSim's finalize-time curve adjustments
+RigidTendonMuscle           Force.RigidTendonMuscle: max_contraction_velocity and its three curves
+                            (SimmSpline or NaturalCubicSpline knots; OpenSim's default SimmSplines when
+                            absent); a curve of another function type is skipped (Unsupported)
 ==========================  ==============================================================================
 
 OpenSim 3.x names: ``pennation_angle`` (before 2.3.2) is read as ``pennation_angle_at_optimal``. min_control
@@ -145,8 +148,39 @@ def millard2012_muscle(context: ForceContext, element):
         curves=curves, **_given(context, element, {f: (f,) for f in MILLARD_SCALARS}))
 
 
+def spline_knots(context: ForceContext, element, field: str):
+    """(x, y) of the SimmSpline property ``field`` of ``element`` (None when absent): OpenSim 4's
+    ``<SimmSpline name="field">`` or the older ``<field><SimmSpline/></field>``; Unsupported for another
+    function type."""
+    named = [child for child in element if child.get("name") == field and child.tag != field]
+    holder = element.find(field)
+    if holder is not None:
+        named += list(holder)
+    if not named:
+        return None
+    if len(named) != 1:
+        raise context.error(element, f"{field} must be exactly one function, got {len(named)}")
+    spline = named[0]
+    if spline.tag not in ("SimmSpline", "NaturalCubicSpline"):
+        raise Unsupported(f"{field} <{spline.tag}> (only SimmSpline curves are modelled)")
+    where = f"{context.owner(element)}: {field}"
+    return numbers(context.doc, spline, "x", where), numbers(context.doc, spline, "y", where)
+
+
+RIGID_TENDON_CURVES = ("active_force_length_curve", "passive_force_length_curve", "force_velocity_curve")
+
+
+def rigid_tendon_muscle(context: ForceContext, element):
+    name, path, f_iso, l_opt, l_slack, phi = _muscle_basics(context, element)
+    return Force.RigidTendonMuscle(
+        context.forces, name, path, f_iso, l_opt, l_slack, phi,
+        max_contraction_velocity=_value(context, element, ("max_contraction_velocity",), 10.0),
+        **{field: spline_knots(context, element, field) for field in RIGID_TENDON_CURVES})
+
+
 BUILDERS = {
     "Thelen2003Muscle": thelen2003_muscle,
     "DeGrooteFregly2016Muscle": degroote2016_muscle,
     "Millard2012EquilibriumMuscle": millard2012_muscle,
+    "RigidTendonMuscle": rigid_tendon_muscle,
 }

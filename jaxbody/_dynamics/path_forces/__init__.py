@@ -1,0 +1,1 @@
+"""Passive and actuated forces along a path that are not muscles (OpenSim's Ligament, ...)."""
