@@ -2,8 +2,12 @@
 name lines of the 3.x file. The numbers (vs OpenSim 4.6 and vs OpenSim's 4.x copies) are checked in
 tests/io/test_osim_models.py::test_opensim3_document."""
 
+import pathlib
 import warnings
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
 
 import jaxbody as jb
@@ -59,3 +63,45 @@ def test_errors_name_lines_of_the_3x_file():
     point = "<PointConstraint name=\"p\"><body_1>link</body_1><body_2>nowhere</body_2></PointConstraint>"
     with pytest.raises(jb.InvalidArgument, match=r"PointConstraint 'p'.*'/bodyset/nowhere' not found"):
         load_osim(document(constraint=point))
+
+
+MODELS = pathlib.Path(__file__).parent.parent / "models" / "osim"
+
+
+def path_lengths_and_arms(document, q_of):
+    """{path: (L (k,), -dL/du (k, nu))} of every path load_osim builds from ``document``, at the states
+    ``q_of(imported) -> (k, nq)``, one jit over the vmapped states."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        imported = load_osim(document)
+    model = imported.system.realize_topology()
+    names = sorted(imported.paths)
+
+    def one(q):
+        s = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+        return {n: (imported.paths[n].calc_length(model, s), imported.paths[n].calc_moment_arms(model, s)) for n in names}
+
+    return jax.jit(jax.vmap(one))(q_of(imported))
+
+
+def random_states(imported, k=3, seed=0):
+    """(k, nq) q with every coordinate uniform in its range (the same numbers for the same coordinate names)."""
+    rng = np.random.default_rng(seed)
+    q = np.zeros((k, max(imported.q_index(n) for n in imported.coordinate_info) + 1))
+    for n, c in sorted(imported.coordinate_info.items()):
+        q[:, imported.q_index(n)] = rng.uniform(*c.range, size=k)
+    return jnp.asarray(q)
+
+
+@pytest.mark.parametrize("name", ["arm26", "gait9dof18musc"])
+def test_3x_paths_equal_their_4x_copies(name):
+    """Every muscle path of the osim-rl 3.x original (PathPoint bodies, ConditionalPathPoint and MovingPathPoint
+    coordinates, PathWraps upgraded in memory) has the length and moment arms of OpenSim's own 4.x copy (itself
+    checked against OpenSim in tests/paths/test_osim_paths.py) at random states."""
+    v3 = path_lengths_and_arms(MODELS / "opensim3" / f"{name}.osim", random_states)
+    v4 = path_lengths_and_arms(MODELS / f"{name}.osim", random_states)
+    assert sorted(v3) == sorted(v4) and len(v3) >= 4
+    for n in v4:
+        np.testing.assert_allclose(v3[n][0], v4[n][0], rtol=0, atol=1e-15, err_msg=f"{n}: length")
+        np.testing.assert_allclose(v3[n][1], v4[n][1], rtol=0, atol=1e-14, err_msg=f"{n}: moment arms")
+        assert float(jnp.abs(v4[n][1]).max()) > 1e-3, n  # each path crosses a joint at these states
