@@ -32,7 +32,7 @@ OpenSim 4.6 builds from the file:
   ConditionalPathPoint, MovingPathPoint, PathPointSet, PathWrap, PathWrapSet, and a muscle's bare
   PathPointSet / PathWrapSet (documents up to 20301) moves into a ``<GeometryPath>``. In each path point,
   ``body`` becomes ``socket_parent_frame`` (``/bodyset/<body>``, ground ``/ground``); a ConditionalPathPoint's
-  ``coordinate`` (``coordinates`` up to 20001) becomes ``socket_coordinate`` and a MovingPathPoint's
+  ``coordinate`` becomes ``socket_coordinate`` and a MovingPathPoint's
   ``x_coordinate`` .. ``z_coordinate`` become ``socket_x_coordinate`` .. (``/jointset/<joint>/<coordinate>``;
   the bare name where no joint has that coordinate); its ``XAttachment`` .. (before 30000) become ``x_location``
   .. and its ``location``, which OpenSim 4's MovingPathPoint does not have, is dropped (an axis without a
@@ -257,7 +257,7 @@ def _transform_frame(doc, source, parent: tuple, holder, name: str, owner: str) 
 PATH_TYPES = {"MusclePoint": "PathPoint", "MuscleViaPoint": "ConditionalPathPoint", "MovingMusclePoint": "MovingPathPoint",
               "MusclePointSet": "PathPointSet", "MuscleWrap": "PathWrap", "MuscleWrapSet": "PathWrapSet"}
 #: the last document version whose muscles may hold their PathPointSet / PathWrapSet outside a GeometryPath.
-BARE_PATH_SETS, COORDINATES_FIELD, ATTACHMENTS = 20301, 20001, 30000
+BARE_PATH_SETS, ATTACHMENTS = 20301, 30000
 
 
 def _paths(doc, joint_of: dict) -> None:
@@ -284,8 +284,6 @@ def _path_point(doc, point, joint_of: dict) -> None:
     if body is not None:
         body.tag, body.text = "socket_parent_frame", _body_path((body.text or "").strip())
     if point.tag == "ConditionalPathPoint":
-        if doc.version <= COORDINATES_FIELD and point.find("coordinate") is None and point.find("coordinates") is not None:
-            point.find("coordinates").tag = "coordinate"
         _coordinate_socket(point.find("coordinate"), "socket_coordinate", joint_of)
     elif point.tag == "MovingPathPoint":
         for axis in "xyz":
