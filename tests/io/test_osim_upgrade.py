@@ -1,5 +1,7 @@
-"""load_osim on OpenSim 3.x documents: what the upgrade (jaxbody.io.osim_upgrade) refuses, and that its errors
-name lines of the 3.x file. The numbers (vs OpenSim 4.6 and vs OpenSim's 4.x copies) are checked in
+"""load_osim on OpenSim 3.x documents: what the upgrade (jaxbody.io.osim_upgrade) refuses, that its errors
+name lines of the 3.x file, and that its GeometryPath rules give every muscle path the length and moment arms
+of the 4.x layout (osim-rl's 3.x originals vs OpenSim's 4.x copies; a 2.3 muscle vs its hand-written 4.x
+layout). The body and joint numbers (vs OpenSim 4.6 and vs OpenSim's 4.x copies) are checked in
 tests/io/test_osim_models.py::test_opensim3_document."""
 
 import pathlib
