@@ -27,6 +27,19 @@ OpenSim 4.6 builds from the file:
   ``attached_geometry/Mesh`` (``<body>_geom_<k>``; scale = the geometry's times the VisibleObject's; color).
   Where the VisibleObject's or the geometry's ``transform`` (rX rY rZ tx ty tz) is not zero, the mesh sits on
   a PhysicalOffsetFrame of the body (``<body>_geom_frame``, ``<body>_geom_frame_<k>``).
+* Paths (AbstractPathPoint, ConditionalPathPoint, MovingPathPoint, Muscle): OpenSim 2.x's type names
+  (MusclePoint, MuscleViaPoint, MovingMusclePoint, MusclePointSet, MuscleWrap, MuscleWrapSet) become PathPoint,
+  ConditionalPathPoint, MovingPathPoint, PathPointSet, PathWrap, PathWrapSet, and a muscle's bare
+  PathPointSet / PathWrapSet (documents up to 20301) moves into a ``<GeometryPath>``. In each path point,
+  ``body`` becomes ``socket_parent_frame`` (``/bodyset/<body>``, ground ``/ground``); a ConditionalPathPoint's
+  ``coordinate`` becomes ``socket_coordinate`` and a MovingPathPoint's
+  ``x_coordinate`` .. ``z_coordinate`` become ``socket_x_coordinate`` .. (``/jointset/<joint>/<coordinate>``;
+  the bare name where no joint has that coordinate); its ``XAttachment`` .. (before 30000) become ``x_location``
+  .. and its ``location``, which OpenSim 4's MovingPathPoint does not have, is dropped (an axis without a
+  function is at 0, as in OpenSim 4). PathWrap (``wrap_object``, ``method``, ``range``) and the wrap objects'
+  geometry (``xyz_body_rotation``, ``translation``, ``quadrant``, ``active``, sizes) are the same in both
+  layouts; a wrap object's ``VisibleObject`` (drawing only, which OpenSim 4 turns into an Appearance) is
+  dropped.
 
 Each new element carries the line of the element it comes from, so errors still name a line of the file.
 """
@@ -77,6 +90,7 @@ def upgrade(doc: OsimDocument) -> None:
         joint_objects.extend([_joint(doc, joint, body.get("name")) for joint in ([] if holder is None else holder)])
     for constraint in root.findall("ConstraintSet/objects/*"):
         _constraint(doc, constraint)
+    _paths(doc, {c.get("name"): j.get("name") for j in joint_objects for c in j.findall("coordinates/Coordinate")})
 
 
 def _child(doc, parent, tag, source, value=None, **attrib) -> ET.Element:
@@ -237,3 +251,52 @@ def _transform_frame(doc, source, parent: tuple, holder, name: str, owner: str) 
     values = transform.split()
     frame = _offset_frame(doc, components, name, "..", " ".join(values[3:]), " ".join(values[:3]), source)
     return (f"../{name}" if socket == ".." else f"{socket}/{name}"), frame
+
+
+#: OpenSim 2.x type names of path elements -> OpenSim 4's (Object::renameType in OpenSim's RegisterTypes).
+PATH_TYPES = {"MusclePoint": "PathPoint", "MuscleViaPoint": "ConditionalPathPoint", "MovingMusclePoint": "MovingPathPoint",
+              "MusclePointSet": "PathPointSet", "MuscleWrap": "PathWrap", "MuscleWrapSet": "PathWrapSet"}
+#: the last document version whose muscles may hold their PathPointSet / PathWrapSet outside a GeometryPath.
+BARE_PATH_SETS, ATTACHMENTS = 20301, 30000
+
+
+def _paths(doc, joint_of: dict) -> None:
+    """The GeometryPath rules of the module docstring; ``joint_of`` maps coordinate name -> joint name."""
+    for element in doc.root.iter():
+        element.tag = PATH_TYPES.get(element.tag, element.tag)
+    for force in doc.root.findall("ForceSet/objects/*"):
+        sets = [s for s in (force.find("PathPointSet"), force.find("PathWrapSet")) if s is not None]
+        if sets and doc.version <= BARE_PATH_SETS and force.find("GeometryPath") is None:
+            path = _child(doc, force, "GeometryPath", sets[0])
+            for holder in sets:
+                force.remove(holder)
+                path.append(holder)
+    for point in doc.root.findall(".//GeometryPath/PathPointSet/objects/*"):
+        _path_point(doc, point, joint_of)
+    for holder in doc.root.iter("WrapObjectSet"):
+        for wrap in holder.findall("objects/*"):
+            _take(wrap, "VisibleObject")
+
+
+def _path_point(doc, point, joint_of: dict) -> None:
+    """One path point's 3.x fields as 4.x sockets (renamed in place, so errors name the same lines)."""
+    body = point.find("body")
+    if body is not None:
+        body.tag, body.text = "socket_parent_frame", _body_path((body.text or "").strip())
+    if point.tag == "ConditionalPathPoint":
+        _coordinate_socket(point.find("coordinate"), "socket_coordinate", joint_of)
+    elif point.tag == "MovingPathPoint":
+        for axis in "xyz":
+            attachment = point.find(f"{axis.upper()}Attachment")
+            if attachment is not None and doc.version < ATTACHMENTS:
+                attachment.tag = f"{axis}_location"
+            _coordinate_socket(point.find(f"{axis}_coordinate"), f"socket_{axis}_coordinate", joint_of)
+        _take(point, "location")
+
+
+def _coordinate_socket(field, socket: str, joint_of: dict) -> None:
+    """A 3.x coordinate name field -> ``socket`` naming ``/jointset/<joint>/<coordinate>`` (or the bare name)."""
+    if field is None:
+        return
+    name = (field.text or "").strip()
+    field.tag, field.text = socket, f"/jointset/{joint_of[name]}/{name}" if name in joint_of else name
