@@ -35,7 +35,7 @@ def load_model(path):
     except ImportError as e:
         raise ImportError(f"--model needs jaxbody.io (the URDF/MJCF/OpenSim importers): {e}") from None
     loader = LOADERS[pathlib.Path(path).suffix.lower()]
-    return getattr(io, loader)(str(path), **({"contact": True} if loader == "load_mjcf" else {}))  # MJCF: with contact
+    return getattr(io, loader)(str(path))  # MJCF: with contact, load_mjcf's default
 
 
 def check_model_path(path) -> None:

@@ -31,8 +31,9 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities).
-* Contact (``contact=True``; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become compliant
-  ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule.
+* Contact (on by default, as in MuJoCo; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become
+  compliant ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule; none
+  when the file disables the ``contact`` (or ``constraint``) flag or ``contact=False`` is passed.
 * ``ImportedModel.default_state`` is MuJoCo's qpos0 (a free joint at its body's pose in the file), ``keyframe(name)``
   a ``<key>``'s time, qpos and qvel; ``from_mujoco``/``to_mujoco`` convert (jaxbody.io.engine_coordinates).
 * Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints
@@ -101,7 +102,7 @@ def _compile(path_or_string):
 def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
-              contact: bool = False, contact_transition_velocity: float = CONTACT_TRANSITION_VELOCITY,
+              contact: bool = True, contact_transition_velocity: float = CONTACT_TRANSITION_VELOCITY,
               ) -> ImportedModel:
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
@@ -113,9 +114,15 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     ``-F tanh(u / friction_transition_velocity)`` (rad/s or m/s) on each u of the joint; "ignore": it is left
     out with a warning naming the joints (MuJoCo's frictionloss is a constraint; see jaxbody.io._passive).
 
-    contact: True: the geoms of MuJoCo's contact pairs become compliant contact surfaces (``ImportedModel.contact``,
-    jaxbody.io.mjcf_contact; friction transition velocity ``contact_transition_velocity``, m/s); False (the
-    default, as before contact existed): none.
+    contact: True (the default: MuJoCo applies contact unless the file switches it off): the geoms of MuJoCo's
+    contact pairs become compliant contact surfaces (``ImportedModel.contact``, jaxbody.io.mjcf_contact; friction
+    transition velocity ``contact_transition_velocity``, m/s). None (``ImportedModel.contact`` is None) when the
+    file's ``<option><flag contact="disable"/>`` (or ``constraint="disable"``) is set, when the model has no
+    contact pairs, or with contact=False (a contact-free model of the same file, e.g. to compare the tree
+    dynamics against MuJoCo run with contact disabled).
+    ``<flag actuation="disable"/>``: the actuators are made (their controls and activation slots exist) but give no
+    force and their activations do not change, as in MuJoCo (jaxbody.io.mjcf_actuators);
+    ``<flag gravity="disable"/>``: zero gravity (jaxbody.io.mjcf_options).
 
     Raises InvalidArgument for what MuJoCo's compiler rejects (its message names element and line), and,
     naming the joint or equality, for a ball joint followed by other joints
@@ -194,7 +201,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
-        contact_transition_velocity) if contact else None
+        contact_transition_velocity) if contact and "contact" not in disabled else None
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     for j, name in enumerate(joint_names):

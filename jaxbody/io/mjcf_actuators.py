@@ -8,8 +8,10 @@ The element's controls are MuJoCo's ``ctrl`` (one per actuator, in MuJoCo's orde
 slide joint (``joint``, ``jointinparent``) and a fixed tendon. Any other actuator (site, body, slider-crank,
 spatial-tendon or ball/free-joint transmission; PID, DC-motor, SO3 or user types; a delay; a plugin) keeps its
 control and activation slots but gives no force, and one warning names each with the reason. Actuators in a
-group MuJoCo disables (``opt.disableactuator``) give no force either. MuJoCo 4.0's actuator armature and
-damping, actuator gravity compensation and tendon actuator force limits are not modelled (warned by name).
+group MuJoCo disables (``opt.disableactuator``) give no force either (their activations still evolve, as
+MuJoCo's do). With ``<flag actuation="disable"/>`` every actuator gives no force and every act_dot is zero (MuJoCo
+skips actuation): the controls and activation slots stay, so a State or a policy built for the file still fits.
+MuJoCo 4.0's actuator armature and damping, actuator gravity compensation and tendon actuator force limits are not modelled (warned by name).
 """
 
 from __future__ import annotations
@@ -98,7 +100,8 @@ def add_mjcf_actuators(mujoco, m, forces, coordinates: dict, joint_names) -> Muj
         return MujocoActuators(
             gain_type=tuple(_GAIN.get(int(t), "fixed") for t in m.actuator_gaintype),
             bias_type=tuple(_BIAS.get(int(t), "none") for t in m.actuator_biastype),
-            dyn_type=tuple(_DYN.get(int(t), "none") if ok else "none" for t, ok in zip(m.actuator_dyntype, supported)),
+            dyn_type=tuple(_DYN.get(int(t), "none") if ok and not actuation_off else "none"
+                           for t, ok in zip(m.actuator_dyntype, supported)),
             act_index=tuple(int(m.actuator_actadr[i]) if supported[i] and m.actuator_dyntype[i] else -1
                             for i in range(m.nu)),
             actearly=flags(m.actuator_actearly), ctrllimited=flags(np.asarray(m.actuator_ctrllimited) & clamp_ctrl),

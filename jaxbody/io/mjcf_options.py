@@ -7,8 +7,10 @@
 * ``limit``: no joint-limit stops (``joint_limits`` metadata is kept); ``frictionloss``: no joint friction;
   ``equality``: the equality constraints are made but disabled by default (enable them per State);
 * ``constraint``: all four of MuJoCo's constraint kinds (equality, limit, frictionloss, contact);
-* ``contact`` and ``actuation``: recorded in ``ImportedModel.mjcf_disabled`` for the contact and actuator
-  importers (load_mjcf itself makes neither).
+* ``contact``: no contact surfaces (``ImportedModel.contact`` is None; jaxbody.io.mjcf_contact);
+  ``actuation``: the actuators keep their controls and activation slots but give no force and their
+  activations stay constant (MuJoCo's actuator_force and act_dot are zero; jaxbody.io.mjcf_actuators).
+All disabled names are recorded in ``ImportedModel.mjcf_disabled``.
 
 ``<option timestep integrator>`` become ``ImportedModel.timestep`` (s) and ``ImportedModel.integrator``
 (MuJoCo's name: "Euler", "RK4", "implicit", "implicitfast"), the defaults a demo or a user's first simulation

@@ -62,7 +62,9 @@ def coordinate_map(imported, g, qpos):
 def build(flags="", source=None, golden="mujoco_pendula.npz"):
     with warnings.catch_warnings():   # frictionloss is a constraint in MuJoCo, not in qfrc_passive: left out
         warnings.simplefilter("ignore")
-        imported = jb.io.load_mjcf(variant(flags) if source is None else source, joint_limits=False, friction="ignore")
+        # contact-free by design (finger, manipulator): the golden numbers are MuJoCo's with contact disabled
+        imported = jb.io.load_mjcf(variant(flags) if source is None else source, joint_limits=False, friction="ignore",
+                                   contact=False)
     model = imported.system.realize_topology()
     g = dict(np.load(os.path.join(HERE, "golden", golden)))
     names = [n for n in imported.bodies if "/" not in n][1:]   # the file's bodies, MuJoCo's order (world left out)
