@@ -77,7 +77,6 @@ MJCF = """<mujoco>
     ('<joint name="j" type="screw"/>', "", r"MJCF: XML Error: invalid keyword: 'screw'\nElement 'joint', line 4"),
     ('<joint name="j" type="ball"/><joint name="k" type="slide"/>', "",
      r"MJCF joint 'j': a ball joint must be the last joint of body 'b'"),
-    ('<joint name="j" type="slide" ref="0.3"/>', "", r"MJCF joint 'j': ref = 0.3 is not supported"),
     ('<joint name="j" type="ball"/>', '<equality><joint name="e" joint1="j" joint2="h"/></equality>',
      r"MJCF: Error: only HINGE and SLIDE joint allowed in constraint\nElement name 'e', id 0, line 9"),
     ('<joint name="j"/><site name="s" pos="0 0 0"/>',

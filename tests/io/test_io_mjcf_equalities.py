@@ -54,10 +54,9 @@ def build():
         s = model.realize(model.default_state().set_q(q).set_u(u).set_mobility_forces(tau), jb.Stage.Acceleration)
         return {n: c.get_position_errors_as_vector(s) for n, c in constraints.items()}, model.calc_g(s), s.acceleration.udot
 
-    q, T = (np.array(x) for x in zip(*[coordinate_map(imported, g, qpos) for qpos in g["qpos"]]))
-    u = np.linalg.solve(T, g["qvel"][..., None])[..., 0]
+    q, u, T = coordinate_map(imported, model, g["qpos"], g["qvel"])
     tau = np.einsum("kij,ki->kj", T, g["tau"])
-    q_random = np.array([coordinate_map(imported, g, qpos)[0] for qpos in g["qpos_random"]])
+    q_random = coordinate_map(imported, model, g["qpos_random"], 0 * g["qvel"][:len(g["qpos_random"])])[0]
     k = len(q)
     perr, G, udot = evaluate(np.concatenate([q, q_random]), np.concatenate([u, 0 * u]), np.concatenate([tau, 0 * tau]))
     rows = {str(n): g["efc_id"] == e for e, n in enumerate(g["eq_names"])}
