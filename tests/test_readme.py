@@ -17,3 +17,7 @@ def test_readme_example_runs():
     assert bool(namespace["results"].success)
     assert namespace["lam"].shape == (3,) and namespace["udot_pair"].shape == (2, 3)
     assert namespace["q_at_report_times"].shape == (20, 3) and int(namespace["steps_taken"]) > 20
+    # joint torques: 2 N m on the Pin's u speeds it up (M^-1 is positive definite)
+    assert float(namespace["udot_driven"][0]) > float(namespace["udot"][0])
+    # the OpenSim example: a fully excited soleus pulls, and its activation rises
+    assert float(namespace["soleus_force"]) > 0 and float(namespace["soleus_zdot"][0]) > 0
