@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from jaxbody._dynamics.forces import ForceElement
 from jaxbody._dynamics.muscles.info import MuscleInfo
+from jaxbody._dynamics.muscles.muscle_stack import calc_muscle_stack, muscle_stack_key
 from jaxbody._dynamics.paths.base import Path
 
 
@@ -70,3 +71,10 @@ class PathMuscle(ForceElement):
 
     def calc_z_dot(self, model, state, z) -> jnp.ndarray:
         return self.z_dot_of(self.calc_info_at(model, state, z))
+
+    def stack_key(self):
+        return muscle_stack_key(self)
+
+    @classmethod
+    def calc_stacked(cls, model, state, elements, Z, z_dot: bool):
+        return calc_muscle_stack(model, state, elements, Z, z_dot)
