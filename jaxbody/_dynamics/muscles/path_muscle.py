@@ -7,7 +7,8 @@ lengthening speed, its z and its excitation, returning a ``MuscleInfo``), how ma
 in which order (``state_names``, OpenSim's order), and their derivatives (``z_dot_of``). Indices
 (``first_control``) are static; the path's numbers, the model's parameters and the default state values are
 array leaves. Stage: Velocity (the lengthening speed). Cost: the path's length, one forward-mode and one
-reverse-mode pass of its geometry, plus the muscle model's few dozen flops.
+reverse-mode pass of its geometry, plus the muscle model's few dozen flops. In a model, muscles of one class on
+wrap-free paths are evaluated as one stack (``stack_key``, ``calc_stacked``: jaxbody._dynamics.muscles.muscle_stack).
 """
 
 from __future__ import annotations
