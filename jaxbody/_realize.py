@@ -25,8 +25,7 @@ from jaxbody._constraints.multipliers import (
 )
 from jaxbody._dynamics import articulated, kinematics, prescribed
 from jaxbody._dynamics.force_elements.custom import DiscreteForces
-from jaxbody._dynamics.force_groups import calc_force_contributions
-from jaxbody._dynamics.forces import force_z_slices
+from jaxbody._dynamics.force_groups import calc_force_contributions, calc_z_dot
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._kernels import backend
 from jaxbody._kernels import tree as kernel_tree
@@ -52,14 +51,6 @@ def calc_force_element_sums(model, state: State):
     for i in gravity:
         weights = weights + jnp.where(state.force_enabled[i], model.forces[i].calc_weights(model), 0.0)
     return F + F_gravity, f, pe + pe_gravity, weights, F
-
-
-def calc_z_dot(model, state: State):
-    """dz/dt (nz,): every force element's state-variable derivatives in ``State.z`` order; zero for a disabled
-    element (its z stays put). Requires Velocity."""
-    parts = [jnp.where(state.force_enabled[i], e.calc_z_dot(model, state, state.z[s]), 0.0)
-             for i, (e, s) in enumerate(zip(model.forces, force_z_slices(model.forces)))]
-    return jnp.concatenate(parts) if parts else jnp.zeros((0,), state.q.dtype)
 
 
 def realize_dynamics(model, state: State) -> DynamicsCache:

@@ -3,8 +3,10 @@
 Elements of one groupable class (``ForceElement.groupable``) whose static fields agree except for their body
 or coordinate indices (``index_fields``) and whose array fields have the same shapes are evaluated together:
 their arrays are stacked, their indices become an int array, and one ``jax.vmap`` of the class's ``calc``
-gives every element's contribution (so ten springs compile like one). Every other element (those with state
-variables, Custom, DiscreteForces) is evaluated on its own. A disabled element (``State.force_enabled``)
+gives every element's contribution (so ten springs compile like one). Elements with state variables and equal
+``stack_key`` (muscles of one class on wrap-free paths) are evaluated together by their class's
+``calc_stacked``, for their forces and for their state derivatives (``calc_z_dot``). Every other element
+(Custom, DiscreteForces, ...) is evaluated on its own. A disabled element (``State.force_enabled``)
 contributes zeros, selected rather than multiplied so that a NaN in it cannot leak.
 """
 
@@ -26,7 +28,10 @@ def _fields(element, static: bool) -> list[str]:
 def _group_key(element):
     """Elements with equal keys are evaluated by one vmap; None: on its own."""
     cls = type(element)
-    if not cls.groupable or element.num_z():
+    if element.num_z():
+        key = element.stack_key()
+        return None if key is None else ("stacked", key)
+    if not cls.groupable:
         return None
     statics = tuple((n, getattr(element, n)) for n in _fields(element, True) if n not in cls.index_fields)
     arrays = tuple((n, jnp.shape(getattr(element, n)), jnp.result_type(getattr(element, n))) for n in _fields(element, False))
@@ -60,6 +65,11 @@ def _calc_stacked(model, state, elements):
     return jax.vmap(one)(values)
 
 
+def _stacked_z(state, slices, group):
+    """(k, num_z): the state variables of the k elements at ``group``."""
+    return jnp.stack([state.z[slices[i]] for i in group])
+
+
 def calc_force_contributions(model, state, positions) -> tuple:
     """Sum over the force elements at ``positions`` (static, into ``model.forces``) that the State enables.
 
@@ -72,7 +82,10 @@ def calc_force_contributions(model, state, positions) -> tuple:
     slices = force_z_slices(forces)
     for group in group_positions(forces, positions):  # a loop over element types, not elements
         on = state.force_enabled[jnp.asarray(group, jnp.int32)]
-        if len(group) > 1:
+        if len(group) > 1 and forces[group[0]].num_z():
+            Fs, fs, pes = type(forces[group[0]]).calc_stacked(
+                model, state, [forces[i] for i in group], _stacked_z(state, slices, group), z_dot=False)
+        elif len(group) > 1:
             Fs, fs, pes = _calc_stacked(model, state, [forces[i] for i in group])
         else:
             Fs, fs, pes = jax.tree_util.tree_map(
@@ -81,3 +94,22 @@ def calc_force_contributions(model, state, positions) -> tuple:
         f = f + jnp.sum(jnp.where(on[:, None], fs, 0.0), 0)
         pe = pe + jnp.sum(jnp.where(on, pes, 0.0))
     return F, f, pe
+
+
+def calc_z_dot(model, state):
+    """dz/dt (nz,): every force element's state-variable derivatives in ``State.z`` order, elements of one
+    ``stack_key`` together; zero for a disabled element (its z stays put). Requires Velocity."""
+    forces = model.forces
+    slices = force_z_slices(forces)
+    with_z = [i for i, e in enumerate(forces) if e.num_z()]
+    parts = {}
+    for group in group_positions(forces, with_z):
+        if len(group) > 1:
+            rows = type(forces[group[0]]).calc_stacked(
+                model, state, [forces[i] for i in group], _stacked_z(state, slices, group), z_dot=True)
+        else:
+            rows = forces[group[0]].calc_z_dot(model, state, state.z[slices[group[0]]])[None]
+        for i, row in zip(group, rows):
+            parts[i] = jnp.where(state.force_enabled[i], row, 0.0)
+    ordered = [parts[i] for i in with_z]
+    return jnp.concatenate(ordered) if ordered else jnp.zeros((0,), state.q.dtype)

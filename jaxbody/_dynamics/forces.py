@@ -66,6 +66,17 @@ class ForceElement(eqx.Module):
         """Time derivative (num_z,) of this element's state variables; needs Velocity."""
         return jnp.zeros((self.num_z(),), state.q.dtype)
 
+    def stack_key(self):
+        """Elements with state variables whose keys are equal and not None are evaluated together, by their
+        class's ``calc_stacked`` (jaxbody._dynamics.force_groups); None (the default): on its own."""
+        return None
+
+    @classmethod
+    def calc_stacked(cls, model, state, elements, Z, z_dot: bool):
+        """k elements of equal ``stack_key`` with their state variables Z (k, num_z): their forces
+        ``(F (k, nbodies, 2, 3), f (k, nu), pe (k,))``, or with ``z_dot`` their derivatives (k, num_z)."""
+        raise NotImplementedError(f"{cls.__name__} has no stacked evaluation")
+
 
 def force_z_slices(elements) -> tuple[slice, ...]:
     """Each element's slice of ``State.z`` (static): the elements' z one after another, in element order."""

@@ -102,17 +102,24 @@ def simm_spline_coefficients(x, y):
     return np.array(b), np.array(c), np.array(d)
 
 
+def _interval(x, t):
+    """k in [0, n - 2] with x_k <= t < x_{k+1} (the end intervals extended) for ascending knots x (n,): the
+    count of interior knots <= t (a compare-and-sum, cheaper to trace and compile than a search loop)."""
+    return jnp.sum(jnp.asarray(x[1:-1]) <= t, dtype=jnp.int32)
+
+
 def simm_spline(x, y) -> Callable:
     """JAX evaluation of the SimmSpline through (x, y): ``f(args (m >= 1,)) -> scalar`` of args[0]."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     b, c, d = simm_spline_coefficients(x, y)
-    n = x.size
+    table = np.stack([x, y, b, c, d], -1)  # one gather per evaluation
 
     def f(args):
         t = args[0]
-        k = jnp.clip(jnp.searchsorted(jnp.asarray(x), t, side="right") - 1, 0, n - 2)
-        dx = t - jnp.asarray(x)[k]
-        inside = jnp.asarray(y)[k] + dx * (jnp.asarray(b)[k] + dx * (jnp.asarray(c)[k] + dx * jnp.asarray(d)[k]))
+        k = _interval(x, t)
+        xk, yk, bk, ck, dk = jnp.moveaxis(jnp.asarray(table)[k], -1, 0)
+        dx = t - xk
+        inside = yk + dx * (bk + dx * (ck + dx * dk))
         below = y[0] + (t - x[0]) * b[0]
         above = y[-1] + (t - x[-1]) * b[-1]
         return jnp.where(t < x[0], below, jnp.where(t > x[-1], above, inside))
@@ -126,10 +133,13 @@ def piecewise_linear(x, y) -> Callable:
     b = np.diff(y) / np.maximum(TINY_NUMBER, np.diff(x))
     b = np.append(b, b[-1])
 
+    table = np.stack([x, y, b], -1)
+
     def f(args):
         t = args[0]
-        k = jnp.clip(jnp.searchsorted(jnp.asarray(x), t, side="right") - 1, 0, x.size - 1)
-        return jnp.asarray(y)[k] + (t - jnp.asarray(x)[k]) * jnp.asarray(b)[k]
+        k = jnp.sum(jnp.asarray(x[1:]) <= t, dtype=jnp.int32)  # in [0, n - 1]: the interval, or past the end
+        xk, yk, bk = jnp.moveaxis(jnp.asarray(table)[k], -1, 0)
+        return yk + (t - xk) * bk
 
     return f
 

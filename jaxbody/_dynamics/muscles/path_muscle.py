@@ -7,7 +7,8 @@ lengthening speed, its z and its excitation, returning a ``MuscleInfo``), how ma
 in which order (``state_names``, OpenSim's order), and their derivatives (``z_dot_of``). Indices
 (``first_control``) are static; the path's numbers, the model's parameters and the default state values are
 array leaves. Stage: Velocity (the lengthening speed). Cost: the path's length, one forward-mode and one
-reverse-mode pass of its geometry, plus the muscle model's few dozen flops.
+reverse-mode pass of its geometry, plus the muscle model's few dozen flops. In a model, muscles of one class on
+wrap-free paths are evaluated as one stack (``stack_key``, ``calc_stacked``: jaxbody._dynamics.muscles.muscle_stack).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import jax.numpy as jnp
 
 from jaxbody._dynamics.forces import ForceElement
 from jaxbody._dynamics.muscles.info import MuscleInfo
+from jaxbody._dynamics.muscles.muscle_stack import calc_muscle_stack, muscle_stack_key
 from jaxbody._dynamics.paths.base import Path
 
 
@@ -70,3 +72,10 @@ class PathMuscle(ForceElement):
 
     def calc_z_dot(self, model, state, z) -> jnp.ndarray:
         return self.z_dot_of(self.calc_info_at(model, state, z))
+
+    def stack_key(self):
+        return muscle_stack_key(self)
+
+    @classmethod
+    def calc_stacked(cls, model, state, elements, Z, z_dot: bool):
+        return calc_muscle_stack(model, state, elements, Z, z_dot)
