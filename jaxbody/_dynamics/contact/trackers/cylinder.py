@@ -16,10 +16,10 @@ batched over the n pairs, normals from surface 1 into surface 2.
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from jaxbody._dynamics.contact.trackers.contact import Contact, point_contact
+from jaxbody._dynamics.contact.trackers.primitive import minimize_along_axis
 from jaxbody._math import spatial
 
 #: Golden-section steps for the capsule's axis point (the interval shrinks by 0.618 per step).
@@ -97,17 +97,6 @@ def cylinder_capsule(R_G1, p_G1, cylinder, R_G2, p_G2, capsule):
     d_S = spatial.mattvec(R_G1, R_G2[:, :, 2])
     h = capsule.half_length
 
-    def distance(t):
-        return _cylinder_closest(cylinder.radius, cylinder.half_length, p_S + t[:, None] * d_S)[2]
-
-    ratio = 0.6180339887498949
-
-    def golden(bounds, _):
-        lo, hi = bounds
-        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-        left = distance(a) <= distance(b)
-        return (jnp.where(left, lo, a), jnp.where(left, b, hi)), None
-
-    (lo, hi), _ = jax.lax.scan(golden, (jax.lax.stop_gradient(-h), jax.lax.stop_gradient(h)), None, SEGMENT_STEPS)
-    t = jax.lax.stop_gradient(0.5 * (lo + hi))
+    t = minimize_along_axis(lambda t: _cylinder_closest(cylinder.radius, cylinder.half_length, p_S + t[:, None] * d_S)[2],
+                            h, SEGMENT_STEPS)
     return _round_against_cylinder(R_G1, p_G1, cylinder, p_G2 + t[:, None] * R_G2[:, :, 2], capsule.radius)
