@@ -91,7 +91,7 @@ def test_reading_an_unrealized_cache_names_the_stage_to_realize(double_pendulum)
         jax.jit(lambda s: s.position.R_GB)(model.default_state())
     with pytest.raises(jb.StageViolation, match="realized to Stage.Position, and State.velocity"):
         model.realize(s.set_u(jnp.ones(4)), jb.Stage.Position).velocity.V_GB
-    assert len(jax.tree_util.tree_leaves(model.default_state())) == 12   # the State's variables only
+    assert len(jax.tree_util.tree_leaves(model.default_state())) == 13   # the State's variables only (controls among them)
     assert not hasattr(s.acceleration, "__deepcopy__")   # Python's protocol look-ups still see AttributeError
 
 
