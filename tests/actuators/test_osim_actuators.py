@@ -89,6 +89,7 @@ def test_generalized_forces_match_opensim(name):
             assert_close(zdots[k, imp.forces_by_name[force].z_slice.start], value, 1e-9, f"{name} state {k}: d/dt {path}")
 
 
+@pytest.mark.long  # 10 s in CI
 def test_opensim3_fields_and_is_disabled():
     """The 3.x document's two-frame forces (body_1, location/orientation_body_1), PointToPointSpring (body1) and
     ``isDisabled``: built, and the disabled one off in the default state (its numbers: the parametrized test)."""

@@ -160,6 +160,7 @@ def test_brick_corners_on_half_space(poses):
         np.testing.assert_allclose(c.depth[i], (corners - np.asarray(p1[i])) @ np.asarray(R1[i])[:, 0], atol=1e-15)
 
 
+@pytest.mark.long  # 26 s in CI; the batch tests cover NaN isolation
 def test_every_pair_finite_at_degenerate_poses():
     """Coincident frames, parallel axes, identical shapes, for every pair kind of the table (one compilation):
     finite contact, unit normals, and finite gradients of depth, point and normal with respect to both frames."""

@@ -94,6 +94,7 @@ def _floor_model():
     return system.realize_topology(), bodies
 
 
+@pytest.mark.long  # 16 s in CI
 def test_table_route_penalty_forces():
     model, _ = _floor_model()
     rng = np.random.default_rng(9)

@@ -95,6 +95,7 @@ def random_states(imported, k=3, seed=0):
     return jnp.asarray(q)
 
 
+@pytest.mark.long  # 49 s in CI; the 3.x imports themselves are checked by test_osim_models::test_opensim3_document
 @pytest.mark.parametrize("name", ["arm26", "gait9dof18musc"])
 def test_3x_paths_equal_their_4x_copies(name):
     """Every muscle path of the osim-rl 3.x original (PathPoint bodies, ConditionalPathPoint and MovingPathPoint

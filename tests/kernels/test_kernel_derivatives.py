@@ -109,6 +109,7 @@ def test_batched_gradients_with_a_shared_model_match_jax_path(setup):
             assert_close(a, b, REL, what=f"{name} {jax.tree_util.keystr(path)}")
 
 
+@pytest.mark.long  # 114 s in CI (2026-11-28: the CI budget); M^-1 also enters every gradient test here
 def test_m_inverse_operators_match_jax_path(setup):
     """multiply_by_m_inv and calc_m_inv on the kernel: values with a locked body (Simbody's partitioned
     inverse), their JVP and VJP with respect to q and the Model, and a second derivative, against the JAX path."""

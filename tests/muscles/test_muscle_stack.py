@@ -109,6 +109,7 @@ def test_stacked_equals_each_muscle_alone(leg, q1):
     assert np.all(np.asarray(zdot[thelens[1].z_slice]) == 0.0)
 
 
+@pytest.mark.long  # 10 s in CI; the grouped route is checked against each muscle alone in CI
 def test_vmap_and_gradient(leg):
     model, state, *_ = leg
     key = jax.random.PRNGKey(3)

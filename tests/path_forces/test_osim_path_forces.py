@@ -100,6 +100,7 @@ def test_matches_opensim_under_jit_and_vmap(setup):
                 assert_close(getattr(infos[force], field)[k], path[field], 1e-9, f"state {k}: {force} {field}")
 
 
+@pytest.mark.long  # 10 s in CI
 def test_derivatives_match_central_differences(setup):
     """d (w . generalized forces of all six) along a random direction in (q, u, controls, every force leaf:
     parameters, path points, spline knots and values), forward mode, against central differences."""
