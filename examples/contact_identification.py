@@ -6,7 +6,7 @@ dt 1 ms) in two experiments, one compiled rollout vmapped over them:
 
 * **throw**: dropped flat from 1 cm with 4 m/s along x: it lands on its four corners, bounces (stiffness,
   dissipation) and slides, decelerating at about ``mu_dynamic g`` (dynamic friction); it is still sliding at
-  the end (a body at exactly zero slip is avoided: the rollout's gradient is not finite there, see the report);
+  the end;
 * **creep**: at rest on a 31 degree incline (gravity tilted, a Model leaf), ``tan(theta) = 0.6`` between the
   combined dynamic (0.545) and static (0.747) friction: it creeps at the slip speed where Simbody's Stribeck
   curve ``mu_s step5(v / v_t)`` equals ``tan(theta)``, which the static friction sets.
