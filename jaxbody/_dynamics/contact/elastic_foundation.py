@@ -25,7 +25,7 @@ import numpy as np
 
 from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.contact.trackers import mesh
-from jaxbody._dynamics.forces import ForceElement
+from jaxbody._dynamics.forces import ForceElement, station_location
 from jaxbody._math import spatial
 
 
@@ -63,14 +63,8 @@ def pair_body_forces(nbodies, pos, vel, mesh_body, other_body, patch, parameters
     p = patch.nearest
     v_rel = geometry.point_velocity(pos, vel, ob, p) - geometry.point_velocity(pos, vel, mb, p)
     force, pe = spring_forces(patch, v_rel, parameters, transition_velocity, area_scale)
-    F = jnp.zeros((nbodies, 2, 3), force.dtype).at[mesh_body].add(total_about(pos, mesh_body, p, force))
-    return F.at[other_body].add(-total_about(pos, other_body, p, force)), pe
-
-
-def total_about(pos, body, p_G, f_G):
-    """Resultant spatial force (torque about the origin of ``body``, force) (2, 3) of ``f_G`` at ``p_G``."""
-    r = p_G - pos.p_GB[body]
-    return jnp.stack([jnp.sum(jnp.cross(r, f_G), 0), jnp.sum(f_G, 0)])
+    F = geometry.point_forces_on_bodies(nbodies, pos, mb, p, force)
+    return F + geometry.point_forces_on_bodies(nbodies, pos, ob, p, -force), pe
 
 
 class ElasticFoundationForce(ForceElement):
@@ -102,20 +96,19 @@ class ElasticFoundationForce(ForceElement):
     transition_velocity: jnp.ndarray
 
     def _mesh_frame(self, pos, i):
-        b = self.mesh_body[i]
-        return pos.R_GB[b] @ self.R_BM[i], pos.p_GB[b] + pos.R_GB[b] @ self.p_BM[i]
+        return geometry.frame_in_ground(pos, self.mesh_body[i], self.R_BM[i], self.p_BM[i])
 
     def _patch(self, pos, kind, i, j):
         R_GM, p_GM = self._mesh_frame(pos, i)
         verts, faces = self.vertices[i], np.asarray(self.faces[i])
         if kind == "half_space":
             b = self.half_space_body[j]
-            R_GH, p_GH = pos.R_GB[b] @ self.R_BH[j], pos.p_GB[b] + pos.R_GB[b] @ self.p_BH[j]
+            R_GH, p_GH = geometry.frame_in_ground(pos, b, self.R_BH[j], self.p_BH[j])
             return mesh.mesh_half_space_patch(R_GM, p_GM, verts, faces, R_GH, p_GH), b
         if kind == "sphere":
             b = self.sphere_body[j]
-            center = pos.p_GB[b] + pos.R_GB[b] @ self.sphere_center[j]
-            return mesh.mesh_sphere_patch(R_GM, p_GM, verts, faces, center, self.radius[j]), b
+            return mesh.mesh_sphere_patch(R_GM, p_GM, verts, faces, station_location(pos, b, self.sphere_center[j]),
+                                          self.radius[j]), b
         R_GO, p_GO = self._mesh_frame(pos, j)
         patch = mesh.mesh_mesh_patch(R_GM, p_GM, verts, faces, R_GO, p_GO, self.vertices[j], np.asarray(self.faces[j]))
         return patch, self.mesh_body[j]

@@ -29,7 +29,7 @@ def point_velocity(pos, vel, body, p_G):
 
 
 def frame_in_ground(pos, body, R_BH, p_BH):
-    """``X_GH = X_GB X_BH`` for frames H fixed on bodies ``body`` (n,): (R_GH (n, 3, 3), p_GH (n, 3))."""
+    """``X_GH = X_GB X_BH`` for frames H fixed on bodies ``body`` (n,) (or one body, int): (R_GH (n, 3, 3), p_GH (n, 3))."""
     R_GB = pos.R_GB[body]
     return spatial.matmul(R_GB, R_BH), pos.p_GB[body] + spatial.matvec(R_GB, p_BH)
 
