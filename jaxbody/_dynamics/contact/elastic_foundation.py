@@ -10,7 +10,7 @@ velocity of the other body minus that of the mesh body, both at the nearest poin
   materials; a mesh/mesh pair runs the rule once from each side;
 * friction ``f (min(vrel, 1) (ud + 2 (us - ud)/(1 + vrel^2)) + uv |v_t|)`` along ``v_t/|v_t|``,
   ``v_t = v - (v.n) n``, ``vrel = |v_t| / transition_velocity``
-  (``geometry.stribeck_friction_coefficient``; finite gradient at zero slip);
+  (``geometry.hunt_crossley_friction_over_slip``; finite gradient at zero slip);
 * the force acts on the mesh body at the nearest point, its negative on the other body there;
 * potential energy ``k A |d|^2 / 2`` per active spring.
 
@@ -47,7 +47,7 @@ def spring_forces(patch, v_rel, parameters, transition_velocity, area_scale=1.0)
     stiffness = k * area_scale * patch.area
     f = stiffness * dist * (1 + c * vn)
     f = jnp.where(active & (f > 0), f, 0.0)
-    g = geometry.stribeck_friction_coefficient(spatial.safe_norm(vt), transition_velocity, us, ud, uv)
+    g = geometry.hunt_crossley_friction_over_slip(spatial.safe_norm(vt), transition_velocity, us, ud, uv)
     force = f[:, None] * (direction + g[:, None] * vt)
     pe = jnp.sum(jnp.where(active, 0.5 * stiffness * dist * dist, 0.0))
     return force, pe

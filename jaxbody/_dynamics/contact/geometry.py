@@ -61,8 +61,10 @@ def sphere_in_half_space(pos, sphere_body, sphere_center_B, radius, half_space_b
     return depth, -R_GH[:, :, 0], location
 
 
-def stribeck_friction_coefficient(vslip, transition_velocity, us, ud, uv):
-    """Simbody's friction law divided by slip speed: ``g`` with friction force ``f g v_t``.
+def hunt_crossley_friction_over_slip(vslip, transition_velocity, us, ud, uv):
+    """The friction law of Simbody's HuntCrossleyForce and ElasticFoundationForce (and OpenSim's
+    SmoothSphereHalfSpaceForce) divided by slip speed: ``g`` with friction force ``f g v_t``. Not a Stribeck
+    curve: Simbody's CompliantContactSubsystem uses another law (``compliant_models.stribeck_over_slip``).
 
     Simbody: ``|f_t| = f (min(vrel, 1) (ud + 2 (us - ud) / (1 + vrel^2)) + uv vslip)`` along ``v_t / vslip``,
     ``vrel = vslip / transition_velocity``. Written as ``g = |f_t| / (f vslip)`` so that it is finite with
