@@ -11,6 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.contact.trackers.contact import Contact, circular_contact, point_contact
 from jaxbody._math import spatial
 
@@ -41,12 +42,10 @@ def _x_axis(like):
 
 
 def half_space_sphere(R_G1, p_G1, half_space, R_G2, p_G2, sphere):
-    """Simbody's HalfSpaceSphere: depth ``r + x`` (x: the center's half-space x), normal ``-x_H``, origin
-    ``X_GH (depth/2, y, z)``, effective radius r."""
-    c_H = spatial.mattvec(R_G1, p_G2 - p_G1)
-    depth = sphere.radius + c_H[:, 0]
-    origin = p_G1 + spatial.matvec(R_G1, jnp.stack([0.5 * depth, c_H[:, 1], c_H[:, 2]], -1))
-    return circular_contact(depth, origin, -R_G1[:, :, 0], sphere.radius)
+    """Simbody's HalfSpaceSphere (``geometry.half_space_sphere``): depth ``r + x`` (x: the center's half-space
+    x), normal ``-x_H``, origin ``X_GH (depth/2, y, z)``, effective radius r."""
+    depth, normal, origin = geometry.half_space_sphere(R_G1, p_G1, p_G2, sphere.radius)
+    return circular_contact(depth, origin, normal, sphere.radius)
 
 
 def half_space_capsule(R_G1, p_G1, half_space, R_G2, p_G2, capsule):
