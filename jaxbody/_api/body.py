@@ -21,6 +21,9 @@ class Body:
         self.mass_properties = mass_properties
         #: (R_BS (3, 3), p_BS (3,), ContactSurface) per surface, in the order added.
         self.contact_surfaces: list = []
+        #: (system, mobilized body name) whose realize_topology() read the surfaces into a Model (None: not read);
+        #: they are fixed then (the Model's surface indices count on this list).
+        self._surfaces_read_by = None
 
     def add_contact_surface(self, X_BS, surface: ContactSurface) -> int:
         """Fix ``surface`` (a jb.ContactSurface) on this body at frame ``X_BS`` (jb.Transform or None); returns
@@ -28,6 +31,9 @@ class Body:
         after a MobilizedBody is built use ``mobilized_body.update_body().add_contact_surface(...)``."""
         if not isinstance(surface, ContactSurface):
             raise InvalidArgument(f"add_contact_surface needs a jb.ContactSurface, got {type(surface).__name__}")
+        if self._surfaces_read_by is not None:
+            system, name = self._surfaces_read_by
+            system._check_not_frozen(f"add a contact surface ({surface.geometry!r}) to the Body of {name!r}")
         R, p = host_transform(X_BS, "X_BS", f"contact surface {surface.geometry!r}")
         self.contact_surfaces.append((R, p, surface))
         return len(self.contact_surfaces) - 1
