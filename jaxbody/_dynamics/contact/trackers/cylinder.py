@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._dynamics.contact.trackers.contact import Contact, point_contact
+from jaxbody._dynamics.contact.trackers.contact import point_contact
 from jaxbody._dynamics.contact.trackers.primitive import minimize_along_axis, unit_or, x_axis
 from jaxbody._math import spatial
 
@@ -79,7 +79,7 @@ def _round_against_cylinder(R_G1, p_G1, cylinder, center, rs):
     kmin = 1.0 / rs
     kmax = kmin + jnp.where(on_side, 1.0 / cylinder.radius, 0.0)
     curvatures = jnp.stack([kmax, kmin], -1)
-    return Contact(depth[:, None], origin[:, None], normal[:, None], curvatures[:, None], jnp.zeros_like(depth)[:, None])
+    return point_contact(depth[:, None], origin[:, None], normal[:, None], curvatures[:, None])
 
 
 def cylinder_sphere(R_G1, p_G1, cylinder, R_G2, p_G2, sphere):
