@@ -38,10 +38,7 @@ def spring_forces(patch, v_rel, parameters, transition_velocity, area_scale=1.0)
     Inactive faces give exactly zero force and energy (their gradients are zero too).
     """
     k, c, us, ud, uv = (parameters[i] for i in range(5))
-    disp = patch.nearest - patch.spring
-    dist = spatial.safe_norm(disp)
-    active = patch.active & (dist > 0)
-    direction = disp / jnp.where(active, dist, 1.0)[:, None]
+    direction, dist, active = mesh.spring_stretch(patch)
     vn = jnp.sum(v_rel * direction, -1)
     vt = v_rel - vn[:, None] * direction
     stiffness = k * area_scale * patch.area
