@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.force_checks import check_mobod as _check_mobod
+from jaxbody._api.force_checks import positive
 from jaxbody._api.force_checks import scalar as _scalar
 from jaxbody._api.force_checks import vec3 as _vec3
 from jaxbody._api.force_handles import ForceHandle
@@ -26,13 +27,6 @@ def frame_on_body(X, what):
     if not isinstance(X, Transform):
         raise InvalidArgument(f"{what} must be a jb.Transform, got {type(X).__name__}")
     return np.asarray(X.R, dtype=float), np.asarray(X.p, dtype=float)
-
-
-def positive(x, what):
-    a = _scalar(x, what)
-    if not a > 0:
-        raise InvalidArgument(f"{what} must be positive, got {x!r}")
-    return a
 
 
 class HuntCrossleyForce(ForceHandle):
