@@ -118,6 +118,16 @@ def test_update_body_copies_a_shared_body():
     assert shared.get_num_contact_surfaces() == 0
 
 
+def test_set_default_mass_properties_keeps_the_contact_surfaces():
+    system, matter, tracker, contact = _setup()
+    matter.Ground().update_body().add_contact_surface(None, jb.ContactSurface(jb.ContactGeometry.HalfSpace(), MAT))
+    ball, _ = _free(matter, "ball", jb.ContactGeometry.Sphere(0.1))
+    ball.set_default_mass_properties(jb.MassProperties(2.0, np.zeros(3), jb.Inertia(0.02)))
+    model = system.realize_topology()
+    assert _pairs(contact, model) == [("Ground", 0, "ball", 0)]
+    np.testing.assert_allclose(ball.get_body_mass(None, model), 2.0)
+
+
 def test_a_surface_added_after_realize_topology_raises_naming_the_body():
     # The Model's pairs index the bodies' surface lists: a surface added later (here on the first body, which
     # would shift every later index) must not silently change what get_contact_pairs reports.
