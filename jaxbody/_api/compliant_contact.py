@@ -100,6 +100,8 @@ class ContactTrackerSubsystem:
 
 def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float) -> CompliantContactForce:
     surfaces = tracker.get_surfaces()
+    for mobod in tracker.system.get_matter_subsystem()._bodies:  # the Model's pair indices count on these lists
+        mobod.body._surfaces_read_by = (tracker.system, mobod.name)
     record_keys, members, where = [], [], []
     for _, _, _, surface in surfaces:
         key = (surface.geometry.kind, surface.geometry.static_key())

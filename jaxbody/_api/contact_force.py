@@ -10,29 +10,20 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._api.body import host_transform
 from jaxbody._api.force_checks import check_mobod as _check_mobod
+from jaxbody._api.force_checks import positive
 from jaxbody._api.force_checks import scalar as _scalar
 from jaxbody._api.force_checks import vec3 as _vec3
 from jaxbody._api.force_handles import ForceHandle
 from jaxbody._dynamics.contact import hunt_crossley, smooth_sphere_half_space
-from jaxbody._math.spatial import Transform
 from jaxbody.errors import InvalidArgument
 
 
 def frame_on_body(X, what):
-    """(R, p) numpy arrays of a jb.Transform (identity for None); InvalidArgument if it is not one."""
-    if X is None:
-        return np.eye(3), np.zeros(3)
-    if not isinstance(X, Transform):
-        raise InvalidArgument(f"{what} must be a jb.Transform, got {type(X).__name__}")
-    return np.asarray(X.R, dtype=float), np.asarray(X.p, dtype=float)
-
-
-def positive(x, what):
-    a = _scalar(x, what)
-    if not a > 0:
-        raise InvalidArgument(f"{what} must be positive, got {x!r}")
-    return a
+    """(R, p) numpy arrays of a jb.Transform (identity for None); InvalidArgument naming ``what`` if it is not
+    one, or not a proper rotation and finite position (``body.host_transform``'s checks)."""
+    return host_transform(X, what, "")
 
 
 class HuntCrossleyForce(ForceHandle):

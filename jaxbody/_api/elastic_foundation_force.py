@@ -11,8 +11,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._api.contact_force import frame_on_body, positive
+from jaxbody._api.contact_force import frame_on_body
 from jaxbody._api.force_checks import check_mobod as _check_mobod
+from jaxbody._api.force_checks import positive
 from jaxbody._api.force_checks import scalar as _scalar
 from jaxbody._api.force_checks import vec3 as _vec3
 from jaxbody._api.force_handles import ForceHandle

@@ -81,8 +81,11 @@ class MobilizedBodyMass:
         return self
 
     def set_default_mass_properties(self, mass_properties: MassProperties):
-        """Replace the Body's mass properties (Simbody's setDefaultMassProperties), before ``realize_topology()``."""
-        return self.set_body(Body(mass_properties))
+        """Replace the Body's mass properties (Simbody's setDefaultMassProperties), before ``realize_topology()``;
+        the Body's contact surfaces stay (on a new Body, so a Body shared with other mobilized bodies is unchanged)."""
+        body = Body(mass_properties)
+        body.contact_surfaces = list(self.body.contact_surfaces)
+        return self.set_body(body)
 
     def get_default_mass_properties(self) -> MassProperties:
         """The Body's construction mass properties (what ``realize_topology()`` put in the Model's parameters)."""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody.errors import InvalidArgument, StageViolation
+from jaxbody.errors import InvalidArgument, StageViolation, TopologyFrozen
 
 MAT = jb.ContactMaterial(1e6, 0.5, 0.6, 0.4, 0.1)
 
@@ -116,6 +116,28 @@ def test_update_body_copies_a_shared_body():
     a.update_body().add_contact_surface(None, jb.ContactSurface(jb.ContactGeometry.Sphere(0.1), MAT))
     assert a.get_body().get_num_contact_surfaces() == 1 and b.get_body().get_num_contact_surfaces() == 0
     assert shared.get_num_contact_surfaces() == 0
+
+
+def test_set_default_mass_properties_keeps_the_contact_surfaces():
+    system, matter, tracker, contact = _setup()
+    matter.Ground().update_body().add_contact_surface(None, jb.ContactSurface(jb.ContactGeometry.HalfSpace(), MAT))
+    ball, _ = _free(matter, "ball", jb.ContactGeometry.Sphere(0.1))
+    ball.set_default_mass_properties(jb.MassProperties(2.0, np.zeros(3), jb.Inertia(0.02)))
+    model = system.realize_topology()
+    assert _pairs(contact, model) == [("Ground", 0, "ball", 0)]
+    np.testing.assert_allclose(ball.get_body_mass(None, model), 2.0)
+
+
+def test_a_surface_added_after_realize_topology_raises_naming_the_body():
+    # The Model's pairs index the bodies' surface lists: a surface added later (here on the first body, which
+    # would shift every later index) must not silently change what get_contact_pairs reports.
+    system, matter, tracker, contact = _setup()
+    a, _ = _free(matter, "a", jb.ContactGeometry.Sphere(0.1))
+    _free(matter, "b", jb.ContactGeometry.Sphere(0.1))
+    model = system.realize_topology()
+    with pytest.raises(TopologyFrozen, match="Body of 'a'"):
+        a.get_body().add_contact_surface(None, jb.ContactSurface(jb.ContactGeometry.Brick([0.1, 0.1, 0.1]), MAT))
+    assert _pairs(contact, model) == [("a", 0, "b", 0)]
 
 
 def test_report_needs_velocity_and_leaves_change_without_retracing():

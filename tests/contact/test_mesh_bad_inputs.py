@@ -52,6 +52,15 @@ def test_bad_parameters_and_missing_partner():
         system.realize_topology()
 
 
+def test_bad_frames_name_the_surface():
+    # A stretched rotation or a NaN position would place the springs silently wrong.
+    _, matter, ef, ball = _handle()
+    with pytest.raises(InvalidArgument, match="half-space on 'Ground': X_BH rotation is not a proper orthonormal"):
+        ef.add_half_space(matter.Ground(), jb.Transform(jb.Rotation(2 * np.eye(3)), np.zeros(3)))
+    with pytest.raises(InvalidArgument, match="mesh on 'ball': X_BM is not finite"):
+        ef.add_mesh(ball, V, F, jb.Transform(jb.Rotation(), [0.0, np.nan, 0.0]), stiffness=1e6)
+
+
 def test_coplanar_convex_mesh_is_refused():
     square = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]
     with pytest.raises(InvalidArgument, match="ConvexMesh: convex hull: the points are coplanar"):

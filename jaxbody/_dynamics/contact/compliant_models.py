@@ -56,7 +56,7 @@ def stribeck_over_slip(vslip, transition_velocity, us, ud, uv):
 
     ``v = vslip / vt``: ``mu = ud`` (v >= 3), ``us - (us - ud) step5((v - 1) / 2)`` (1 <= v < 3),
     ``us step5(v)`` (v < 1), plus ``uv vslip`` (viscous). Differs from HuntCrossleyForce's law
-    (``geometry.stribeck_friction_coefficient``).
+    (``geometry.hunt_crossley_friction_over_slip``).
     """
     v = vslip / transition_velocity
     sliding = v >= 1

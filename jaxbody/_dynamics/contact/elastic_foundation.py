@@ -10,7 +10,7 @@ velocity of the other body minus that of the mesh body, both at the nearest poin
   materials; a mesh/mesh pair runs the rule once from each side;
 * friction ``f (min(vrel, 1) (ud + 2 (us - ud)/(1 + vrel^2)) + uv |v_t|)`` along ``v_t/|v_t|``,
   ``v_t = v - (v.n) n``, ``vrel = |v_t| / transition_velocity``
-  (``geometry.stribeck_friction_coefficient``; finite gradient at zero slip);
+  (``geometry.hunt_crossley_friction_over_slip``; finite gradient at zero slip);
 * the force acts on the mesh body at the nearest point, its negative on the other body there;
 * potential energy ``k A |d|^2 / 2`` per active spring.
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.contact.trackers import mesh
-from jaxbody._dynamics.forces import ForceElement
+from jaxbody._dynamics.forces import ForceElement, station_location
 from jaxbody._math import spatial
 
 
@@ -38,16 +38,13 @@ def spring_forces(patch, v_rel, parameters, transition_velocity, area_scale=1.0)
     Inactive faces give exactly zero force and energy (their gradients are zero too).
     """
     k, c, us, ud, uv = (parameters[i] for i in range(5))
-    disp = patch.nearest - patch.spring
-    dist = spatial.safe_norm(disp)
-    active = patch.active & (dist > 0)
-    direction = disp / jnp.where(active, dist, 1.0)[:, None]
+    direction, dist, active = mesh.spring_stretch(patch)
     vn = jnp.sum(v_rel * direction, -1)
     vt = v_rel - vn[:, None] * direction
     stiffness = k * area_scale * patch.area
     f = stiffness * dist * (1 + c * vn)
     f = jnp.where(active & (f > 0), f, 0.0)
-    g = geometry.stribeck_friction_coefficient(spatial.safe_norm(vt), transition_velocity, us, ud, uv)
+    g = geometry.hunt_crossley_friction_over_slip(spatial.safe_norm(vt), transition_velocity, us, ud, uv)
     force = f[:, None] * (direction + g[:, None] * vt)
     pe = jnp.sum(jnp.where(active, 0.5 * stiffness * dist * dist, 0.0))
     return force, pe
@@ -63,14 +60,8 @@ def pair_body_forces(nbodies, pos, vel, mesh_body, other_body, patch, parameters
     p = patch.nearest
     v_rel = geometry.point_velocity(pos, vel, ob, p) - geometry.point_velocity(pos, vel, mb, p)
     force, pe = spring_forces(patch, v_rel, parameters, transition_velocity, area_scale)
-    F = jnp.zeros((nbodies, 2, 3), force.dtype).at[mesh_body].add(total_about(pos, mesh_body, p, force))
-    return F.at[other_body].add(-total_about(pos, other_body, p, force)), pe
-
-
-def total_about(pos, body, p_G, f_G):
-    """Resultant spatial force (torque about the origin of ``body``, force) (2, 3) of ``f_G`` at ``p_G``."""
-    r = p_G - pos.p_GB[body]
-    return jnp.stack([jnp.sum(jnp.cross(r, f_G), 0), jnp.sum(f_G, 0)])
+    F = geometry.point_forces_on_bodies(nbodies, pos, mb, p, force)
+    return F + geometry.point_forces_on_bodies(nbodies, pos, ob, p, -force), pe
 
 
 class ElasticFoundationForce(ForceElement):
@@ -102,20 +93,19 @@ class ElasticFoundationForce(ForceElement):
     transition_velocity: jnp.ndarray
 
     def _mesh_frame(self, pos, i):
-        b = self.mesh_body[i]
-        return pos.R_GB[b] @ self.R_BM[i], pos.p_GB[b] + pos.R_GB[b] @ self.p_BM[i]
+        return geometry.frame_in_ground(pos, self.mesh_body[i], self.R_BM[i], self.p_BM[i])
 
     def _patch(self, pos, kind, i, j):
         R_GM, p_GM = self._mesh_frame(pos, i)
         verts, faces = self.vertices[i], np.asarray(self.faces[i])
         if kind == "half_space":
             b = self.half_space_body[j]
-            R_GH, p_GH = pos.R_GB[b] @ self.R_BH[j], pos.p_GB[b] + pos.R_GB[b] @ self.p_BH[j]
+            R_GH, p_GH = geometry.frame_in_ground(pos, b, self.R_BH[j], self.p_BH[j])
             return mesh.mesh_half_space_patch(R_GM, p_GM, verts, faces, R_GH, p_GH), b
         if kind == "sphere":
             b = self.sphere_body[j]
-            center = pos.p_GB[b] + pos.R_GB[b] @ self.sphere_center[j]
-            return mesh.mesh_sphere_patch(R_GM, p_GM, verts, faces, center, self.radius[j]), b
+            return mesh.mesh_sphere_patch(R_GM, p_GM, verts, faces, station_location(pos, b, self.sphere_center[j]),
+                                          self.radius[j]), b
         R_GO, p_GO = self._mesh_frame(pos, j)
         patch = mesh.mesh_mesh_patch(R_GM, p_GM, verts, faces, R_GO, p_GO, self.vertices[j], np.asarray(self.faces[j]))
         return patch, self.mesh_body[j]

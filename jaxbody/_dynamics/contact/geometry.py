@@ -29,7 +29,7 @@ def point_velocity(pos, vel, body, p_G):
 
 
 def frame_in_ground(pos, body, R_BH, p_BH):
-    """``X_GH = X_GB X_BH`` for frames H fixed on bodies ``body`` (n,): (R_GH (n, 3, 3), p_GH (n, 3))."""
+    """``X_GH = X_GB X_BH`` for frames H fixed on bodies ``body`` (n,) (or one body, int): (R_GH (n, 3, 3), p_GH (n, 3))."""
     R_GB = pos.R_GB[body]
     return spatial.matmul(R_GB, R_BH), pos.p_GB[body] + spatial.matvec(R_GB, p_BH)
 
@@ -45,7 +45,16 @@ def point_forces_on_bodies(nbodies, pos, body, p_G, f_G):
 
 
 def sphere_in_half_space(pos, sphere_body, sphere_center_B, radius, half_space_body, R_BH, p_BH):
-    """Sphere/half-space pair geometry (Simbody's CollisionDetectionAlgorithm::HalfSpaceSphere).
+    """Sphere/half-space pair geometry of spheres and half-spaces fixed on bodies: ``half_space_sphere`` at the
+    sphere centers ``sphere_center_B`` (n, 3, in their bodies) and half-space frames ``X_BH`` (n) in G."""
+    center = pos.p_GB[sphere_body] + spatial.matvec(pos.R_GB[sphere_body], sphere_center_B)
+    R_GH, p_GH = frame_in_ground(pos, half_space_body, R_BH, p_BH)
+    return half_space_sphere(R_GH, p_GH, center, radius)
+
+
+def half_space_sphere(R_GH, p_GH, center_G, radius):
+    """Simbody's CollisionDetectionAlgorithm::HalfSpaceSphere for half-spaces X_GH (R (n, 3, 3), p (n, 3)) and
+    spheres (``center_G`` (n, 3), ``radius`` (n,)).
 
     Returns (depth (n,), normal (n, 3), location (n, 3)): ``depth = radius + x`` with x the sphere center's
     H-frame x coordinate (positive when overlapping), ``normal`` the half-space's outward normal ``-x_H``
@@ -53,16 +62,16 @@ def sphere_in_half_space(pos, sphere_body, sphere_center_B, radius, half_space_b
     deepest point and the half-space surface, ``X_GH (depth/2, y, z)``. Computed for every pair whether or
     not it overlaps (callers mask with ``depth > 0``).
     """
-    center = pos.p_GB[sphere_body] + spatial.matvec(pos.R_GB[sphere_body], sphere_center_B)
-    R_GH, p_GH = frame_in_ground(pos, half_space_body, R_BH, p_BH)
-    c_H = spatial.mattvec(R_GH, center - p_GH)
+    c_H = spatial.mattvec(R_GH, center_G - p_GH)
     depth = radius + c_H[:, 0]
     location = p_GH + spatial.matvec(R_GH, jnp.stack([0.5 * depth, c_H[:, 1], c_H[:, 2]], -1))
     return depth, -R_GH[:, :, 0], location
 
 
-def stribeck_friction_coefficient(vslip, transition_velocity, us, ud, uv):
-    """Simbody's friction law divided by slip speed: ``g`` with friction force ``f g v_t``.
+def hunt_crossley_friction_over_slip(vslip, transition_velocity, us, ud, uv):
+    """The friction law of Simbody's HuntCrossleyForce and ElasticFoundationForce (and OpenSim's
+    SmoothSphereHalfSpaceForce) divided by slip speed: ``g`` with friction force ``f g v_t``. Not a Stribeck
+    curve: Simbody's CompliantContactSubsystem uses another law (``compliant_models.stribeck_over_slip``).
 
     Simbody: ``|f_t| = f (min(vrel, 1) (ud + 2 (us - ud) / (1 + vrel^2)) + uv vslip)`` along ``v_t / vslip``,
     ``vrel = vslip / transition_velocity``. Written as ``g = |f_t| / (f vslip)`` so that it is finite with

@@ -9,7 +9,7 @@ them), with per-surface stiffness, dissipation c_i and friction coefficients; Si
 * Hertz ``fH = 4/3 k depth sqrt(R k depth)`` (R the sphere radius), PE ``2/5 fH depth``;
 * Hunt-Crossley ``f = fH (1 + 3/2 c vn)``, ``vn`` the approach speed along the normal, no force if f <= 0;
 * friction: coefficients combined as ``2 a b / (a + b)`` (0 if both are 0), Simbody's law with the
-  transition velocity (``geometry.stribeck_friction_coefficient``) opposing the tangential slip velocity.
+  transition velocity (``geometry.hunt_crossley_friction_over_slip``) opposing the tangential slip velocity.
 
 Deviation from Simbody: Simbody's loop ``return``s at the first pair whose f <= 0 (skipping the later
 pairs); here that pair alone gives no force. Depth is masked (``depth > 0``) so gradients are finite and
@@ -77,7 +77,7 @@ class HuntCrossleyForce(ForceElement):
         f = jnp.where(f > 0, f, 0.0)
         us, ud, uv = (harmonic_combination(p1[i], p2[i]) for i in (2, 3, 4))
         vslip = spatial.safe_norm(vt)
-        g = geometry.stribeck_friction_coefficient(vslip, self.transition_velocity, us, ud, uv)
+        g = geometry.hunt_crossley_friction_over_slip(vslip, self.transition_velocity, us, ud, uv)
         force = f[:, None] * (normal + g[:, None] * vt)  # on the sphere; its negative on the half-space
         nb = model.topology.nbodies
         F = geometry.point_forces_on_bodies(nb, pos, sb, location, force)

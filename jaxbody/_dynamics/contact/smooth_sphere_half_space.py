@@ -73,7 +73,7 @@ class SmoothSphereHalfSpaceForce(ForceElement):
         gate = jnp.where(dissipative, 0.5 + 0.5 * jnp.tanh(self.hunt_crossley_smoothing * (vn + offset)), 1.0)
         fhc = fh * (1 + 1.5 * c * vn) * gate
         vslip = jnp.sqrt(jnp.sum(vt * vt, -1) + cf)
-        g = geometry.stribeck_friction_coefficient(
+        g = geometry.hunt_crossley_friction_over_slip(
             vslip, self.transition_velocity, self.static_friction, self.dynamic_friction, self.viscous_friction
         )
         force = fhc[:, None] * (normal + g[:, None] * vt)  # on the half-space; its negative on the sphere

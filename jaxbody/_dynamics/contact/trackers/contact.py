@@ -55,5 +55,4 @@ def circular_contact(depth, point_G, normal_G, effective_radius) -> Contact:
     """A one-point Contact (m = 1) from (n,) depths, (n, 3) points and normals, (n,) effective radii
     (``jnp.inf`` allowed only where an infinite radius is meant; pass finite radii)."""
     k = 1.0 / effective_radius
-    return Contact(depth[:, None], point_G[:, None], normal_G[:, None], jnp.stack([k, k], -1)[:, None],
-                   jnp.zeros_like(depth)[:, None])
+    return point_contact(depth[:, None], point_G[:, None], normal_G[:, None], jnp.stack([k, k], -1)[:, None])

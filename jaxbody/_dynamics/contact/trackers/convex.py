@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics.contact.trackers.contact import Contact
+from jaxbody._dynamics.contact.trackers.contact import point_contact
 from jaxbody._dynamics.contact.trackers.mesh import closest_point_on_triangle
 from jaxbody._math import spatial
 
@@ -266,7 +266,7 @@ def polytope_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
         return polytope_manifold(_core(s1, R1, p1), _core(s2, R2, p2))
 
     depth, point, normal = jax.vmap(one)(R_G1, p_G1, shape1, R_G2, p_G2, shape2)
-    return Contact(depth, point, normal, jnp.zeros(depth.shape + (2,), depth.dtype), jnp.zeros_like(depth))
+    return point_contact(depth, point, normal)
 
 
 def convex_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
@@ -280,4 +280,4 @@ def convex_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
         return -c.distance, 0.5 * (c.point_A + c.point_B), c.normal, jnp.stack([k, k]) * jnp.ones_like(c.distance)
 
     depth, point, normal, curvatures = jax.vmap(one)(R_G1, p_G1, shape1, R_G2, p_G2, shape2)
-    return Contact(depth[:, None], point[:, None], normal[:, None], curvatures[:, None], jnp.zeros_like(depth)[:, None])
+    return point_contact(depth[:, None], point[:, None], normal[:, None], curvatures[:, None])

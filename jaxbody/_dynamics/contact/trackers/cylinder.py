@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbody._dynamics.contact.trackers.contact import Contact, point_contact
-from jaxbody._dynamics.contact.trackers.primitive import minimize_along_axis
+from jaxbody._dynamics.contact.trackers.contact import point_contact
+from jaxbody._dynamics.contact.trackers.primitive import minimize_along_axis, unit_or, x_axis
 from jaxbody._math import spatial
 
 #: Golden-section steps for the capsule's axis point (the interval shrinks by 0.618 per step).
@@ -28,11 +28,7 @@ SEGMENT_STEPS = 60
 
 def _unit_or_x(v):
     """(v / |v| with the x axis where |v| = 0, |v|) for (n, 3) v; finite gradients."""
-    n2 = jnp.sum(v * v, -1)
-    nonzero = n2 > 0
-    length = jnp.where(nonzero, jnp.sqrt(jnp.where(nonzero, n2, 1.0)), 0.0)
-    x = jnp.zeros_like(v).at[..., 0].set(1.0)
-    return jnp.where(nonzero[..., None], v / jnp.where(nonzero, length, 1.0)[..., None], x), length
+    return unit_or(v, x_axis(v))
 
 
 def half_space_cylinder(R_G1, p_G1, half_space, R_G2, p_G2, cylinder):
@@ -83,7 +79,7 @@ def _round_against_cylinder(R_G1, p_G1, cylinder, center, rs):
     kmin = 1.0 / rs
     kmax = kmin + jnp.where(on_side, 1.0 / cylinder.radius, 0.0)
     curvatures = jnp.stack([kmax, kmin], -1)
-    return Contact(depth[:, None], origin[:, None], normal[:, None], curvatures[:, None], jnp.zeros_like(depth)[:, None])
+    return point_contact(depth[:, None], origin[:, None], normal[:, None], curvatures[:, None])
 
 
 def cylinder_sphere(R_G1, p_G1, cylinder, R_G2, p_G2, sphere):

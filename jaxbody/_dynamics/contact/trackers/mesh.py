@@ -49,6 +49,16 @@ class FacePatch(NamedTuple):
     normal: jnp.ndarray
 
 
+def spring_stretch(patch):
+    """(direction (nf, 3) from each spring to its nearest point, distance (nf,) m, active (nf,) bool): a spring
+    is active when inside at a nonzero distance; an inactive one's direction is its raw displacement (finite,
+    for the caller to mask)."""
+    disp = patch.nearest - patch.spring
+    dist = spatial.safe_norm(disp)
+    active = patch.active & (dist > 0)
+    return disp / jnp.where(active, dist, 1.0)[:, None], dist, active
+
+
 def face_springs(vertices, faces):
     """Centroids (nf, 3), areas (nf,) and outward unit normals (nf, 3) of the faces, in the mesh frame.
 
@@ -145,11 +155,8 @@ def mesh_mesh_patch(R_GM, p_GM, vertices, faces, R_GO, p_GO, other_vertices, oth
 def _face_points(patch, mesh_is_surface_1, area_scale=1.0):
     """Contact fields (depth, point, normal, area), each (nf, ...), of one mesh's springs; normal from surface 1
     into surface 2 (Simbody: the other surface is pushed along spring - nearest when the mesh is surface 1)."""
-    d = patch.spring - patch.nearest
-    dist = spatial.safe_norm(d)
-    active = patch.active & (dist > 0)
-    n = d / jnp.where(active, dist, 1.0)[:, None]
-    n = jnp.where(active[:, None], n, patch.normal)  # any unit vector where inactive
+    to_nearest, dist, active = spring_stretch(patch)
+    n = jnp.where(active[:, None], -to_nearest, patch.normal)  # any unit vector where inactive
     n = n if mesh_is_surface_1 else -n
     return jnp.where(active, dist, 0.0), 0.5 * (patch.spring + patch.nearest), n, patch.area * area_scale
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.contact.trackers.contact import Contact, circular_contact, point_contact
 from jaxbody._math import spatial
 
@@ -20,33 +21,31 @@ ELLIPSOID_NEWTON_STEPS = 40
 BOX_SEGMENT_STEPS = 60
 
 
-def _unit(v, fallback):
-    """(v / |v|, |v|), ``fallback`` (broadcastable unit vector) where |v| = 0; finite gradients."""
-    n2 = jnp.sum(v * v, -1)
-    nonzero = n2 > 0
-    length = jnp.where(nonzero, jnp.sqrt(jnp.where(nonzero, n2, 1.0)), 0.0)
+def unit_or(v, fallback):
+    """(v / |v|, |v|) of (..., 3) v, ``fallback`` (broadcastable unit vector) where |v| = 0; finite gradients."""
+    length = spatial.safe_norm(v)
+    nonzero = length > 0
     return jnp.where(nonzero[..., None], v / jnp.where(nonzero, length, 1.0)[..., None], fallback), length
 
 
 def _sphere_pair(c1, r1, c2, r2, fallback):
     """Two spheres (Simbody's SphereSphere): depth ``r1 + r2 - d``, normal from 1 to 2, origin at
     ``c1 + (r1 - depth/2) n``, effective radius ``r1 r2 / (r1 + r2)``; arrays (n, ...)."""
-    normal, d = _unit(c2 - c1, fallback)
+    normal, d = unit_or(c2 - c1, fallback)
     depth = r1 + r2 - d
     return depth, c1 + (r1 - 0.5 * depth)[..., None] * normal, normal
 
 
-def _x_axis(like):
+def x_axis(like):
+    """The unit x vector, shaped and typed as ``like`` (..., 3)."""
     return jnp.zeros_like(like).at[..., 0].set(1.0)
 
 
 def half_space_sphere(R_G1, p_G1, half_space, R_G2, p_G2, sphere):
-    """Simbody's HalfSpaceSphere: depth ``r + x`` (x: the center's half-space x), normal ``-x_H``, origin
-    ``X_GH (depth/2, y, z)``, effective radius r."""
-    c_H = spatial.mattvec(R_G1, p_G2 - p_G1)
-    depth = sphere.radius + c_H[:, 0]
-    origin = p_G1 + spatial.matvec(R_G1, jnp.stack([0.5 * depth, c_H[:, 1], c_H[:, 2]], -1))
-    return circular_contact(depth, origin, -R_G1[:, :, 0], sphere.radius)
+    """Simbody's HalfSpaceSphere (``geometry.half_space_sphere``): depth ``r + x`` (x: the center's half-space
+    x), normal ``-x_H``, origin ``X_GH (depth/2, y, z)``, effective radius r."""
+    depth, normal, origin = geometry.half_space_sphere(R_G1, p_G1, p_G2, sphere.radius)
+    return circular_contact(depth, origin, normal, sphere.radius)
 
 
 def half_space_capsule(R_G1, p_G1, half_space, R_G2, p_G2, capsule):
@@ -76,8 +75,8 @@ def _ellipsoid_curvatures(radii, point, normal):
     ``P H P / |grad f|`` on the tangent plane, f = sum x_i^2 / a_i^2."""
     inv2 = 1.0 / (radii * radii)
     grad_norm = 2 * spatial.safe_norm(point * inv2)
-    helper = jnp.where(jnp.abs(normal[:, 0:1]) < 0.9, _x_axis(normal), jnp.zeros_like(normal).at[:, 1].set(1.0))
-    t1, _ = _unit(jnp.cross(normal, helper), helper)
+    helper = jnp.where(jnp.abs(normal[:, 0:1]) < 0.9, x_axis(normal), jnp.zeros_like(normal).at[:, 1].set(1.0))
+    t1, _ = unit_or(jnp.cross(normal, helper), helper)
     t2 = jnp.cross(normal, t1)
     h = lambda a, b: 2 * jnp.sum(a * b * inv2, -1) / grad_norm  # noqa: E731
     a, b, c = h(t1, t1), h(t1, t2), h(t2, t2)
@@ -113,7 +112,7 @@ def sphere_sphere(R_G1, p_G1, sphere1, R_G2, p_G2, sphere2):
     """Simbody's SphereSphere: normal along the centers (x of Ground if they coincide), effective radius
     ``r1 r2 / (r1 + r2)``."""
     r1, r2 = sphere1.radius, sphere2.radius
-    depth, origin, normal = _sphere_pair(p_G1, r1, p_G2, r2, _x_axis(p_G1))
+    depth, origin, normal = _sphere_pair(p_G1, r1, p_G2, r2, x_axis(p_G1))
     return circular_contact(depth, origin, normal, r1 * r2 / (r1 + r2))
 
 
@@ -152,7 +151,7 @@ def capsule_capsule(R_G1, p_G1, capsule1, R_G2, p_G2, capsule2):
     One point: parallel overlapping capsules touch at one point of the overlap (not a line)."""
     c1, c2 = _segments_closest(p_G1, R_G1[:, :, 2], capsule1.half_length, p_G2, R_G2[:, :, 2], capsule2.half_length)
     r1, r2 = capsule1.radius, capsule2.radius
-    fallback, _ = _unit(jnp.cross(R_G1[:, :, 2], R_G2[:, :, 2]), R_G1[:, :, 0])
+    fallback, _ = unit_or(jnp.cross(R_G1[:, :, 2], R_G2[:, :, 2]), R_G1[:, :, 0])
     depth, origin, normal = _sphere_pair(c1, r1, c2, r2, fallback)
     return circular_contact(depth, origin, normal, r1 * r2 / (r1 + r2))
 
@@ -186,7 +185,7 @@ def sphere_ellipsoid(R_G1, p_G1, sphere, R_G2, p_G2, ellipsoid):
     g, dg = residual(lam)
     lam = lam - g / jnp.where(dg < 0, dg, -1.0)  # one more step, differentiated: the implicit-function gradient
     q = c_E * a2 / (a2 + lam[:, None])
-    normal_E, _ = _unit(q / a2, _x_axis(q))
+    normal_E, _ = unit_or(q / a2, x_axis(q))
     q = _ellipsoid_support(ellipsoid.radii, normal_E)  # on the surface exactly, with Q's gradient through n
     outside = jnp.sum((c_E - q) * normal_E, -1)
     depth = sphere.radius - outside
@@ -201,7 +200,7 @@ def _box_closest(half_lengths, c):
     """(closest box point q, outward normal at q, signed distance) for points c (n, 3) in the box frame."""
     q_out = jnp.clip(c, -half_lengths, half_lengths)
     inside = jnp.all(jnp.abs(c) <= half_lengths, -1)
-    n_out, d_out = _unit(c - q_out, _x_axis(c))
+    n_out, d_out = unit_or(c - q_out, x_axis(c))
     gap = half_lengths - jnp.abs(c)  # >= 0 inside
     face = jnp.argmin(gap, -1)
     onehot = jax.nn.one_hot(face, 3, dtype=c.dtype)
