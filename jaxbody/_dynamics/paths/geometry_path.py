@@ -25,9 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics import kinematics
 from jaxbody._dynamics.paths import wrap_math as wm
-from jaxbody._dynamics.paths.base import Path
+from jaxbody._dynamics.paths.base import Path, q_forces_to_mobility
 from jaxbody._dynamics.paths.path_points import PathPoints
 from jaxbody._dynamics.paths.wrapping import CurrentPath, apply_wrap_objects, initial_path, path_length
 
@@ -107,4 +106,4 @@ class GeometryPath(Path):
         zero = jnp.zeros((1, 3), f.dtype)
         work = jnp.sum(dP_G * (jnp.concatenate([f, zero]) - jnp.concatenate([zero, f])), -1)
         f_q = jnp.zeros_like(state.q, dtype=f.dtype).at[jnp.asarray(x_q)[entry_point]].add(jnp.where(is_moving, work, 0.0))
-        return jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](f_q)[0]
+        return q_forces_to_mobility(model, state, f_q)

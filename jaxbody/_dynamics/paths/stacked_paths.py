@@ -9,8 +9,8 @@ length, OpenSim's lengthening speed (GeometryPath::computeLengtheningSpeed) and 
 (GeometryPath::produceForces), so the numbers equal the one-path evaluation to round-off.
 
 Shapes: M paths, K entries per path, nbodies bodies, nq coordinates, nu mobilities. Stages: length and forces
-need Position, the speed Velocity. Cost: O(M K) plus one pass of the MovingPathPoint functions; a vjp of
-``calc_q_dot`` per path only when some path has a MovingPathPoint.
+need Position, the speed Velocity. Cost: O(M K) plus one pass of the MovingPathPoint functions; an N(q)^T
+product per path only when some path has a MovingPathPoint.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics import kinematics
 from jaxbody._dynamics.paths import wrap_math as wm
+from jaxbody._dynamics.paths.base import q_forces_to_mobility
 from jaxbody._dynamics.paths.geometry_path import GeometryPath
 from jaxbody._dynamics.paths.path_points import PathPoints
 
@@ -131,5 +131,4 @@ def _moving_point_forces(stack: StackedPaths, paths: CurrentPaths, model, state,
     work = jnp.where(x_q_entry >= 0, jnp.sum(dP_G * F, -1), 0.0)
     M = paths.P.shape[0]
     f_q = jnp.zeros((M,) + state.q.shape, F.dtype).at[jnp.arange(M)[:, None], jnp.maximum(x_q_entry, 0)].add(work)
-    q_dot_transpose = jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1]
-    return jax.vmap(lambda g: q_dot_transpose(g)[0])(f_q)
+    return jax.vmap(lambda g: q_forces_to_mobility(model, state, g))(f_q)
