@@ -73,9 +73,14 @@ class PathMuscle(ForceElement):
     def calc_z_dot(self, model, state, z) -> jnp.ndarray:
         return self.z_dot_of(self.calc_info_at(model, state, z))
 
+    def calc_with_z_and_z_dot(self, model, state, z):
+        info = self.calc_info_at(model, state, z)
+        F, f = self.path.calc_tension_forces(model, state, info.tendon_force)
+        return F, f, jnp.zeros((), info.tendon_force.dtype), self.z_dot_of(info)
+
     def stack_key(self):
         return muscle_stack_key(self)
 
     @classmethod
-    def calc_stacked(cls, model, state, elements, Z, z_dot: bool):
-        return calc_muscle_stack(model, state, elements, Z, z_dot)
+    def calc_stacked(cls, model, state, elements, Z):
+        return calc_muscle_stack(model, state, elements, Z)
