@@ -14,8 +14,8 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._api.force_checks import check_forces
 from jaxbody._api.force_handles import ForceHandle
+from jaxbody._api.force_path import check_path
 from jaxbody._api.muscle_parameters import (
     check_default,
     degroote2016_parameters,
@@ -160,14 +160,6 @@ class MuscleHandle(ForceHandle):
         return state.set_z(state.z.at[self._z_index("fiber_length")].set(lce))
 
 
-def _path(forces, path, name):
-    check_forces(forces, name)
-    if not isinstance(path, Path):
-        raise InvalidArgument(f"muscle {name!r}: path must be a jaxbody path (e.g. jb.GeometryPath), got "
-                              f"{type(path).__name__}")
-    return path
-
-
 class MuscleForces:
     """OpenSim's muscle builders of ``jb.Force``: Thelen2003Muscle, DeGrooteFregly2016Muscle,
     Millard2012EquilibriumMuscle, RigidTendonMuscle."""
@@ -179,7 +171,7 @@ class MuscleForces:
         """OpenSim Thelen2003Muscle on ``path``: forces (N), lengths (m), angles (rad). ``properties``: any other
         Thelen2003Parameters field (OpenSim 4.6 defaults otherwise). OpenSim's default_fiber_length is 0.1 m
         unless set (it does not follow optimal_fiber_length)."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         p = thelen2003_parameters(name, max_isometric_force=max_isometric_force,
                                   optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
                                   pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
@@ -195,7 +187,7 @@ class MuscleForces:
                                  ignore_activation_dynamics=False, **properties) -> MuscleHandle:
         """OpenSim DeGrooteFregly2016Muscle on ``path`` with "explicit" tendon dynamics (or a rigid tendon);
         ``properties``: any other DeGrooteFregly2016Parameters field (OpenSim 4.6 defaults otherwise)."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         p = degroote2016_parameters(name, max_isometric_force=max_isometric_force,
                                     optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
                                     pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
@@ -219,7 +211,7 @@ class MuscleForces:
         ``curves``: {"active_force_length_curve" | "force_velocity_curve" | "fiber_force_length_curve" |
         "tendon_force_length_curve": {OpenSim property: value}}; ``properties``: its scalar properties. OpenSim's
         finalize-time curve adjustments are applied (jaxbody._api.muscle_parameters.millard2012_parameters)."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         rigid = bool(ignore_tendon_compliance)
         p, damped = millard2012_parameters(
             name, curves or {}, rigid, max_isometric_force=max_isometric_force,
@@ -241,7 +233,7 @@ class MuscleForces:
         """OpenSim RigidTendonMuscle on ``path``: no state variables, activation = excitation. Each curve is
         ``(x, y)`` SimmSpline knots (normalized fiber length or velocity -> normalized force; Model leaves),
         OpenSim 4.6's default curve when None."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         p = rigid_tendon_parameters(name, max_isometric_force, optimal_fiber_length, tendon_slack_length,
                                     pennation_angle_at_optimal, max_contraction_velocity, active_force_length_curve,
                                     passive_force_length_curve, force_velocity_curve)
