@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from jaxbody._api.force_handles import ForceHandle
 from jaxbody._api.force_path import check_path
+from jaxbody._api.muscle_equilibrium import thelen2003_equilibrium_z
 from jaxbody._api.muscle_parameters import (
     check_default,
     degroote2016_parameters,
@@ -29,7 +30,6 @@ from jaxbody._dynamics.muscles.info import MuscleInfo
 from jaxbody._dynamics.muscles.millard2012 import Millard2012EquilibriumMuscle
 from jaxbody._dynamics.muscles.rigid_tendon import RigidTendonMuscle
 from jaxbody._dynamics.muscles.thelen2003 import Thelen2003Muscle
-from jaxbody._dynamics.muscles.thelen2003_equilibrium import thelen2003_equilibrium_fiber_length
 from jaxbody._dynamics.paths.base import Path
 from jaxbody._dynamics.state import State, require
 from jaxbody._typing import Stage
@@ -154,10 +154,8 @@ class MuscleHandle(ForceHandle):
         if not isinstance(element, Thelen2003Muscle):
             raise InvalidArgument(f"muscle {self.name!r}: compute_equilibrium is implemented for Thelen2003Muscle "
                                   f"only, not {type(element).__name__}")
-        lce = thelen2003_equilibrium_fiber_length(
-            element.parameters, element.path.calc_length(model, state),
-            element.path.calc_lengthening_speed(model, state), state.z[self._z_index("activation")])
-        return state.set_z(state.z.at[self._z_index("fiber_length")].set(lce))
+        z = thelen2003_equilibrium_z(element, model, state, state.z[self.z_slice])
+        return state.set_z(state.z.at[self.z_slice].set(z))
 
 
 class MuscleForces:
