@@ -25,7 +25,7 @@ from jaxbody._constraints.multipliers import (
 )
 from jaxbody._dynamics import articulated, kinematics, prescribed
 from jaxbody._dynamics.force_elements.custom import DiscreteForces
-from jaxbody._dynamics.force_groups import calc_force_contributions, calc_z_dot
+from jaxbody._dynamics.force_groups import calc_force_contributions, calc_forces_and_z_dot
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._kernels import backend
 from jaxbody._kernels import tree as kernel_tree
@@ -39,29 +39,29 @@ def calc_force_element_sums(model, state: State):
     The applied forces (``State.set_mobility_forces``, ``set_body_forces``) count unconditionally unless the
     model has a DiscreteForces element, which then owns them (and can be disabled). Returns body_forces
     (nbodies, 2, 3), mobility_forces (nu,), potential_energy, the gravity elements' weights (nbodies, 3) at the
-    mass centers and the body forces without them. Requires Velocity.
+    mass centers, the body forces without them and every element's dz/dt (nz,) (each element's forces and
+    dz/dt from one evaluation). Requires Velocity.
     """
     gravity = [i for i, e in enumerate(model.forces) if hasattr(e, "calc_weights")]
     others = [i for i in range(len(model.forces)) if i not in gravity]
-    F, f, pe = calc_force_contributions(model, state, others)
+    F, f, pe, zdot = calc_forces_and_z_dot(model, state, others)  # the gravity elements have no z
     if not any(isinstance(e, DiscreteForces) for e in model.forces):
         F, f = F + state.body_forces.at[0].set(0.0), f + state.mobility_forces
     F_gravity, _, pe_gravity = calc_force_contributions(model, state, gravity)
     weights = jnp.zeros((model.topology.nbodies, 3), state.q.dtype)
     for i in gravity:
         weights = weights + jnp.where(state.force_enabled[i], model.forces[i].calc_weights(model), 0.0)
-    return F + F_gravity, f, pe + pe_gravity, weights, F
+    return F + F_gravity, f, pe + pe_gravity, weights, F, zdot
 
 
 def realize_dynamics(model, state: State) -> DynamicsCache:
     """Forces, the known udots, and RBDA pass 2's inertia part (the articulated-body inertias)."""
     with jax.named_scope("realize_dynamics"):
-        F, f, pe, weights, F_without_gravity = calc_force_element_sums(model, state)
+        F, f, pe, weights, F_without_gravity, zdot = calc_force_element_sums(model, state)
         methods = prescribed.calc_motion_methods(model, state)
         known = prescribed.calc_udot_known_bodies(model, state, methods)
         udot_p = prescribed.calc_known_udot(model, state, methods)
         abi = articulated.aba_inertias_inward(model, state.position, known)
-        zdot = calc_z_dot(model, state)
     return DynamicsCache(body_forces=F, mobility_forces=f, potential_energy=pe, articulated=abi,
                          udot_prescribed=udot_p, zdot=zdot, gravity_weights=weights,
                          body_forces_without_gravity=F_without_gravity)

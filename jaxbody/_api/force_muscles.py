@@ -14,8 +14,9 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._api.force_checks import check_forces
 from jaxbody._api.force_handles import ForceHandle
+from jaxbody._api.force_path import check_path
+from jaxbody._api.muscle_equilibrium import thelen2003_equilibrium_z
 from jaxbody._api.muscle_parameters import (
     check_default,
     degroote2016_parameters,
@@ -29,7 +30,6 @@ from jaxbody._dynamics.muscles.info import MuscleInfo
 from jaxbody._dynamics.muscles.millard2012 import Millard2012EquilibriumMuscle
 from jaxbody._dynamics.muscles.rigid_tendon import RigidTendonMuscle
 from jaxbody._dynamics.muscles.thelen2003 import Thelen2003Muscle
-from jaxbody._dynamics.muscles.thelen2003_equilibrium import thelen2003_equilibrium_fiber_length
 from jaxbody._dynamics.paths.base import Path
 from jaxbody._dynamics.state import State, require
 from jaxbody._typing import Stage
@@ -154,18 +154,8 @@ class MuscleHandle(ForceHandle):
         if not isinstance(element, Thelen2003Muscle):
             raise InvalidArgument(f"muscle {self.name!r}: compute_equilibrium is implemented for Thelen2003Muscle "
                                   f"only, not {type(element).__name__}")
-        lce = thelen2003_equilibrium_fiber_length(
-            element.parameters, element.path.calc_length(model, state),
-            element.path.calc_lengthening_speed(model, state), state.z[self._z_index("activation")])
-        return state.set_z(state.z.at[self._z_index("fiber_length")].set(lce))
-
-
-def _path(forces, path, name):
-    check_forces(forces, name)
-    if not isinstance(path, Path):
-        raise InvalidArgument(f"muscle {name!r}: path must be a jaxbody path (e.g. jb.GeometryPath), got "
-                              f"{type(path).__name__}")
-    return path
+        z = thelen2003_equilibrium_z(element, model, state, state.z[self.z_slice])
+        return state.set_z(state.z.at[self.z_slice].set(z))
 
 
 class MuscleForces:
@@ -179,7 +169,7 @@ class MuscleForces:
         """OpenSim Thelen2003Muscle on ``path``: forces (N), lengths (m), angles (rad). ``properties``: any other
         Thelen2003Parameters field (OpenSim 4.6 defaults otherwise). OpenSim's default_fiber_length is 0.1 m
         unless set (it does not follow optimal_fiber_length)."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         p = thelen2003_parameters(name, max_isometric_force=max_isometric_force,
                                   optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
                                   pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
@@ -195,7 +185,7 @@ class MuscleForces:
                                  ignore_activation_dynamics=False, **properties) -> MuscleHandle:
         """OpenSim DeGrooteFregly2016Muscle on ``path`` with "explicit" tendon dynamics (or a rigid tendon);
         ``properties``: any other DeGrooteFregly2016Parameters field (OpenSim 4.6 defaults otherwise)."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         p = degroote2016_parameters(name, max_isometric_force=max_isometric_force,
                                     optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
                                     pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
@@ -219,7 +209,7 @@ class MuscleForces:
         ``curves``: {"active_force_length_curve" | "force_velocity_curve" | "fiber_force_length_curve" |
         "tendon_force_length_curve": {OpenSim property: value}}; ``properties``: its scalar properties. OpenSim's
         finalize-time curve adjustments are applied (jaxbody._api.muscle_parameters.millard2012_parameters)."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         rigid = bool(ignore_tendon_compliance)
         p, damped = millard2012_parameters(
             name, curves or {}, rigid, max_isometric_force=max_isometric_force,
@@ -241,7 +231,7 @@ class MuscleForces:
         """OpenSim RigidTendonMuscle on ``path``: no state variables, activation = excitation. Each curve is
         ``(x, y)`` SimmSpline knots (normalized fiber length or velocity -> normalized force; Model leaves),
         OpenSim 4.6's default curve when None."""
-        path = _path(forces, path, name)
+        path = check_path(forces, path, "muscle", name)
         p = rigid_tendon_parameters(name, max_isometric_force, optimal_fiber_length, tendon_slack_length,
                                     pennation_angle_at_optimal, max_contraction_velocity, active_force_length_curve,
                                     passive_force_length_curve, force_velocity_curve)

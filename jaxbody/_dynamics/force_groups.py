@@ -5,7 +5,7 @@ or coordinate indices (``index_fields``) and whose array fields have the same sh
 their arrays are stacked, their indices become an int array, and one ``jax.vmap`` of the class's ``calc``
 gives every element's contribution (so ten springs compile like one). Elements with state variables and equal
 ``stack_key`` (muscles of one class on wrap-free paths) are evaluated together by their class's
-``calc_stacked``, for their forces and for their state derivatives (``calc_z_dot``). Every other element
+``calc_stacked``, forces and state derivatives in one evaluation (``calc_forces_and_z_dot``). Every other element
 (Custom, DiscreteForces, ...) is evaluated on its own. A disabled element (``State.force_enabled``)
 contributes zeros, selected rather than multiplied so that a NaN in it cannot leak.
 """
@@ -70,46 +70,49 @@ def _stacked_z(state, slices, group):
     return jnp.stack([state.z[slices[i]] for i in group])
 
 
+def _group_contributions(model, state, slices, group, z_dot: bool):
+    """Per-element ``(F (k, nbodies, 2, 3), f (k, nu), pe (k,), z_dot (k, num_z) or None)`` of one group."""
+    forces = model.forces
+    first = forces[group[0]]
+    if first.num_z() and len(group) > 1:
+        return type(first).calc_stacked(model, state, [forces[i] for i in group], _stacked_z(state, slices, group))
+    if len(group) > 1:
+        return (*_calc_stacked(model, state, [forces[i] for i in group]), None)
+    z = state.z[slices[group[0]]]
+    if first.num_z() and z_dot:
+        return jax.tree_util.tree_map(lambda x: x[None], first.calc_with_z_and_z_dot(model, state, z))
+    return (*jax.tree_util.tree_map(lambda x: x[None], first.calc_with_z(model, state, z)), None)
+
+
+def calc_forces_and_z_dot(model, state, positions) -> tuple:
+    """``calc_force_contributions`` plus dz/dt (nz_p,) of the elements at ``positions`` that have state variables,
+    in element order (so all of ``State.z`` when ``positions`` holds every such element), zero for a disabled
+    element (its z stays put); each element's forces and dz/dt come from one evaluation. Requires Velocity."""
+    return _sum_contributions(model, state, positions, z_dot=True)
+
+
 def calc_force_contributions(model, state, positions) -> tuple:
     """Sum over the force elements at ``positions`` (static, into ``model.forces``) that the State enables.
 
     Returns body_forces (nbodies, 2, 3) at Bo in G, mobility_forces (nu,), potential_energy. Requires Velocity.
     """
+    return _sum_contributions(model, state, positions, z_dot=False)[:3]
+
+
+def _sum_contributions(model, state, positions, z_dot: bool) -> tuple:
     forces = model.forces
     F = jnp.zeros((model.topology.nbodies, 2, 3), state.q.dtype)
     f = jnp.zeros(model.topology.nu, state.q.dtype)
     pe = jnp.zeros((), state.q.dtype)
     slices = force_z_slices(forces)
+    z_dots = {}
     for group in group_positions(forces, positions):  # a loop over element types, not elements
         on = state.force_enabled[jnp.asarray(group, jnp.int32)]
-        if len(group) > 1 and forces[group[0]].num_z():
-            Fs, fs, pes = type(forces[group[0]]).calc_stacked(
-                model, state, [forces[i] for i in group], _stacked_z(state, slices, group), z_dot=False)
-        elif len(group) > 1:
-            Fs, fs, pes = _calc_stacked(model, state, [forces[i] for i in group])
-        else:
-            Fs, fs, pes = jax.tree_util.tree_map(
-                lambda x: x[None], forces[group[0]].calc_with_z(model, state, state.z[slices[group[0]]]))
+        Fs, fs, pes, rows = _group_contributions(model, state, slices, group, z_dot)
         F = F + jnp.sum(jnp.where(on[:, None, None, None], Fs, 0.0), 0)
         f = f + jnp.sum(jnp.where(on[:, None], fs, 0.0), 0)
         pe = pe + jnp.sum(jnp.where(on, pes, 0.0))
-    return F, f, pe
-
-
-def calc_z_dot(model, state):
-    """dz/dt (nz,): every force element's state-variable derivatives in ``State.z`` order, elements of one
-    ``stack_key`` together; zero for a disabled element (its z stays put). Requires Velocity."""
-    forces = model.forces
-    slices = force_z_slices(forces)
-    with_z = [i for i, e in enumerate(forces) if e.num_z()]
-    parts = {}
-    for group in group_positions(forces, with_z):
-        if len(group) > 1:
-            rows = type(forces[group[0]]).calc_stacked(
-                model, state, [forces[i] for i in group], _stacked_z(state, slices, group), z_dot=True)
-        else:
-            rows = forces[group[0]].calc_z_dot(model, state, state.z[slices[group[0]]])[None]
-        for i, row in zip(group, rows):
-            parts[i] = jnp.where(state.force_enabled[i], row, 0.0)
-    ordered = [parts[i] for i in with_z]
-    return jnp.concatenate(ordered) if ordered else jnp.zeros((0,), state.q.dtype)
+        if z_dot and rows is not None:
+            z_dots.update({i: jnp.where(on[k], row, 0.0) for k, (i, row) in enumerate(zip(group, rows))})
+    ordered = [z_dots[i] for i in sorted(z_dots)]
+    return F, f, pe, (jnp.concatenate(ordered) if ordered else jnp.zeros((0,), state.q.dtype))

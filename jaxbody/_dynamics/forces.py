@@ -24,8 +24,10 @@ class ForceElement(eqx.Module):
 
     An element with state variables of its own (Simbody's auxiliary z: a thermostat's chain, a contact
     anchor point) returns their count from ``num_z()``, their initial values from ``default_z()``, and
-    implements ``calc_with_z`` (its forces given its own slice z of ``state.z``) and ``calc_z_dot`` (dz/dt).
-    The model lays the elements' z out one after another in element order (``force_z_slices``).
+    implements ``calc_with_z`` (its forces given its own slice z of ``state.z``) and ``calc_z_dot`` (dz/dt);
+    realize asks for both at once (``calc_with_z_and_z_dot``), which an element whose forces and dz/dt share
+    their work overrides. The model lays the elements' z out one after another in element order
+    (``force_z_slices``).
 
     An element driven by controls (an actuator: OpenSim's CoordinateActuator, a MuJoCo actuator) returns how many
     it reads from ``num_controls()`` and has a static int field ``first_control``: ``realize_topology()`` lays
@@ -66,15 +68,20 @@ class ForceElement(eqx.Module):
         """Time derivative (num_z,) of this element's state variables; needs Velocity."""
         return jnp.zeros((self.num_z(),), state.q.dtype)
 
+    def calc_with_z_and_z_dot(self, model, state, z):
+        """``(F, f, pe, z_dot)``: ``calc_with_z`` and ``calc_z_dot`` together (one evaluation where they share
+        work); needs Velocity."""
+        return (*self.calc_with_z(model, state, z), self.calc_z_dot(model, state, z))
+
     def stack_key(self):
         """Elements with state variables whose keys are equal and not None are evaluated together, by their
         class's ``calc_stacked`` (jaxbody._dynamics.force_groups); None (the default): on its own."""
         return None
 
     @classmethod
-    def calc_stacked(cls, model, state, elements, Z, z_dot: bool):
-        """k elements of equal ``stack_key`` with their state variables Z (k, num_z): their forces
-        ``(F (k, nbodies, 2, 3), f (k, nu), pe (k,))``, or with ``z_dot`` their derivatives (k, num_z)."""
+    def calc_stacked(cls, model, state, elements, Z):
+        """k elements of equal ``stack_key`` with their state variables Z (k, num_z): their forces and
+        derivatives ``(F (k, nbodies, 2, 3), f (k, nu), pe (k,), z_dot (k, num_z))``."""
         raise NotImplementedError(f"{cls.__name__} has no stacked evaluation")
 
 

@@ -3,7 +3,7 @@ two-link leg with three Thelen2003Muscles on paths of 2, 3 and 4 points (one wit
 MovingPathPoint) and a DeGrooteFregly2016Muscle (another class: on its own). The stacked route (realize's forces and
 zdot) against each muscle evaluated alone (calc_with_z, calc_z_dot: the one-path GeometryPath formulas), with a
 disabled muscle, under vmap over 1024 states, its gradient against central differences, and the muscle model traced
-once per stack rather than once per muscle. The stacked route's numbers against OpenSim: tests/muscles/
+once per stack (for forces and zdot together) rather than once per muscle. The stacked route's numbers against OpenSim: tests/muscles/
 test_osim_muscles.py (gait9dof18musc's 18 Thelen2003Muscles, all in one stack)."""
 
 import jax
@@ -135,4 +135,4 @@ def test_muscle_model_traced_once_per_stack(leg, monkeypatch):
         return original(self, *args)
     monkeypatch.setattr(Thelen2003Muscle, "calc_info", counting)
     jax.make_jaxpr(lambda s: realize(model, s, jb.Stage.Dynamics))(state)  # not the cached model.realize
-    assert len(calls) == 2  # once for the forces, once for zdot: not once per muscle
+    assert len(calls) == 1  # once for the forces and zdot together: not once per muscle, not twice

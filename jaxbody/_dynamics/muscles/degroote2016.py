@@ -128,8 +128,3 @@ class DeGrooteFregly2016Muscle(PathMuscle):
         ntf = jnp.zeros_like(length) if self.ignore_tendon_compliance else z[-1]
         return degroote2016_info(self.parameters, length, lengthening_speed, a, ntf, excitation,
                                  self.ignore_tendon_compliance)
-
-    def z_dot_of(self, info: MuscleInfo):
-        parts = ([] if self.ignore_activation_dynamics else [info.activation_dot]) + (
-            [] if self.ignore_tendon_compliance else [info.fiber_length_dot])
-        return jnp.stack(parts) if parts else jnp.zeros((0,), info.tendon_force.dtype)

@@ -2,8 +2,9 @@
 in one record), per muscle; every field has the batch shape of the inputs.
 
 Lengths in m, velocities in m/s, angles in rad, forces in N, rates in 1/s (activation) and m/s (fiber length).
-``fiber_length_dot`` is the fiber-length state's derivative (0 for a muscle without that state), and
-``activation_dot`` the activation state's (0 for a muscle whose activation is its excitation).
+``fiber_length_dot`` is the derivative of the state after activation (the fiber length; DeGroote's normalized
+tendon force, 1/s; 0 for a muscle without such a state), and ``activation_dot`` the activation state's (0 for a
+muscle whose activation is its excitation).
 """
 
 from __future__ import annotations

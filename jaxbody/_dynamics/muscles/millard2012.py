@@ -182,8 +182,3 @@ class Millard2012EquilibriumMuscle(PathMuscle):
         return millard2012_info(self.parameters, length, lengthening_speed, a, lce, excitation,
                                 rigid_tendon=self.rigid_tendon, damped=self.damped,
                                 ignore_activation_dynamics=self.ignore_activation_dynamics)
-
-    def z_dot_of(self, info: MuscleInfo):
-        parts = ([] if self.ignore_activation_dynamics else [info.activation_dot]) + (
-            [] if self.rigid_tendon else [info.fiber_length_dot])
-        return jnp.stack(parts) if parts else jnp.zeros((0,), info.tendon_force.dtype)

@@ -30,9 +30,9 @@ def muscle_stack_key(muscle):
     return type(muscle), statics, treedef, shapes, jnp.shape(muscle.default_state)
 
 
-def calc_muscle_stack(model, state, muscles, Z, z_dot: bool):
+def calc_muscle_stack(model, state, muscles, Z):
     """k muscles of one stack key with state variables Z (k, num_z): forces ``(F (k, nbodies, 2, 3), f (k, nu),
-    pe (k,))`` of their tendon forces along their paths, or with ``z_dot`` their dz/dt (k, num_z)."""
+    pe (k,))`` of their tendon forces along their paths and their dz/dt (k, num_z), from one evaluation."""
     pos, vel = state.position, state.velocity
     stack = stacked_paths.stack_paths([m.path for m in muscles])
     paths = stacked_paths.calc_current_paths(stack, pos.R_GB, pos.p_GB, state.q)
@@ -46,10 +46,8 @@ def calc_muscle_stack(model, state, muscles, Z, z_dot: bool):
     def one(p, length, speed, z, excitation):
         muscle = eqx.tree_at(lambda m: m.parameters, first, p)
         info = muscle.calc_info(length, speed, z, excitation)
-        return muscle.z_dot_of(info) if z_dot else info.tendon_force
+        return info.tendon_force, muscle.z_dot_of(info)
 
-    out = jax.vmap(one)(parameters, lengths, speeds, Z, excitations)
-    if z_dot:
-        return out
-    F, f = stacked_paths.calc_tension_forces(stack, paths, model, state, out)
-    return F, f, jnp.zeros(out.shape, out.dtype)
+    tensions, z_dot = jax.vmap(one)(parameters, lengths, speeds, Z, excitations)
+    F, f = stacked_paths.calc_tension_forces(stack, paths, model, state, tensions)
+    return F, f, jnp.zeros(tensions.shape, tensions.dtype), z_dot

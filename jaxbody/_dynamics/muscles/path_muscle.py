@@ -4,7 +4,8 @@ its path (``Path.calc_tension_forces``), its state variables in ``State.z`` and 
 
 A concrete muscle class says which mechanics it runs (``calc_info``: a muscle model's function of path length,
 lengthening speed, its z and its excitation, returning a ``MuscleInfo``), how many state variables it has and
-in which order (``state_names``, OpenSim's order), and their derivatives (``z_dot_of``). Indices
+in which order (``state_names``, OpenSim's order: "activation" first when present); their derivatives
+(``z_dot_of``) are read from the info (``activation_dot``, then ``fiber_length_dot`` for the second state). Indices
 (``first_control``) are static; the path's numbers, the model's parameters and the default state values are
 array leaves. Stage: Velocity (the lengthening speed). Cost: the path's length, one forward-mode and one
 reverse-mode pass of its geometry, plus the muscle model's few dozen flops. In a model, muscles of one class on
@@ -26,7 +27,7 @@ from jaxbody._dynamics.paths.base import Path
 
 
 class PathMuscle(ForceElement):
-    """Interface of a muscle on a path: ``calc_info(length, speed, z, excitation)`` and ``z_dot_of(info)``."""
+    """Interface of a muscle on a path: ``calc_info(length, speed, z, excitation)`` and ``state_names``."""
 
     state_names: ClassVar[tuple[str, ...]] = ()  # a class constant, or a property on static fields
 
@@ -39,9 +40,11 @@ class PathMuscle(ForceElement):
     def calc_info(self, length, lengthening_speed, z, excitation) -> MuscleInfo:
         """The muscle model at path length (m), lengthening speed (m/s), its state z (num_z,) and excitation."""
 
-    @abc.abstractmethod
     def z_dot_of(self, info: MuscleInfo) -> jnp.ndarray:
-        """dz/dt (num_z,) from the model's info."""
+        """dz/dt (num_z,) from the model's info: ``activation_dot`` for "activation", ``fiber_length_dot`` for the
+        other state (fiber length, or DeGroote's normalized tendon force)."""
+        rates = [info.activation_dot if name == "activation" else info.fiber_length_dot for name in self.state_names]
+        return jnp.stack(rates) if rates else jnp.zeros((0,), info.tendon_force.dtype)
 
     def num_z(self) -> int:
         return len(self.state_names)
@@ -73,9 +76,14 @@ class PathMuscle(ForceElement):
     def calc_z_dot(self, model, state, z) -> jnp.ndarray:
         return self.z_dot_of(self.calc_info_at(model, state, z))
 
+    def calc_with_z_and_z_dot(self, model, state, z):
+        info = self.calc_info_at(model, state, z)
+        F, f = self.path.calc_tension_forces(model, state, info.tendon_force)
+        return F, f, jnp.zeros((), info.tendon_force.dtype), self.z_dot_of(info)
+
     def stack_key(self):
         return muscle_stack_key(self)
 
     @classmethod
-    def calc_stacked(cls, model, state, elements, Z, z_dot: bool):
-        return calc_muscle_stack(model, state, elements, Z, z_dot)
+    def calc_stacked(cls, model, state, elements, Z):
+        return calc_muscle_stack(model, state, elements, Z)

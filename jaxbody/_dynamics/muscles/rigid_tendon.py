@@ -75,8 +75,5 @@ class RigidTendonMuscle(PathMuscle):
     def calc_info(self, length, lengthening_speed, z, excitation) -> MuscleInfo:
         return rigid_tendon_info(self.parameters, length, lengthening_speed, excitation)
 
-    def z_dot_of(self, info: MuscleInfo):
-        return jnp.zeros((0,), info.tendon_force.dtype)
-
     def calc(self, model, state):
         return self.calc_with_z(model, state, jnp.zeros((0,), state.q.dtype))

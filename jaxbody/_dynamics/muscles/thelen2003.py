@@ -117,6 +117,3 @@ class Thelen2003Muscle(PathMuscle):
 
     def calc_info(self, length, lengthening_speed, z, excitation) -> MuscleInfo:
         return thelen2003_info(self.parameters, length, lengthening_speed, z[0], z[1], excitation)
-
-    def z_dot_of(self, info: MuscleInfo):
-        return jnp.stack([info.activation_dot, info.fiber_length_dot])

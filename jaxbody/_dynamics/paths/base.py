@@ -33,13 +33,19 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbody._dynamics import jacobians, kinematics
+from jaxbody._dynamics import jacobians
 from jaxbody._math import spatial
+from jaxbody._topology import mobilizer_groups
 
 
 def _vee_of_skew_part(A):
     """``(A_21 - A_12, A_02 - A_20, A_10 - A_01)``: twice the axial vector of A's skew-symmetric part."""
     return jnp.stack([A[..., 2, 1] - A[..., 1, 2], A[..., 0, 2] - A[..., 2, 0], A[..., 1, 0] - A[..., 0, 1]], -1)
+
+
+def q_forces_to_mobility(model, state, f_q) -> jnp.ndarray:
+    """``N(q)^T f_q`` (nu,): generalized forces conjugate to q (nq,) as mobility forces (equal power for every u)."""
+    return mobilizer_groups.multiply_by_n_transpose(model.topology, model.parameters, state.q, f_q)
 
 
 class Path(eqx.Module):
@@ -85,8 +91,7 @@ class Path(eqx.Module):
         G, g_q = self.calc_length_gradient(model, state)
         if not self.depends_on_q():
             return -tension * G, jnp.zeros_like(state.u, dtype=G.dtype) * tension
-        mobility = jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](g_q)[0]
-        return -tension * G, -tension * mobility
+        return -tension * G, -tension * q_forces_to_mobility(model, state, g_q)
 
     def calc_moment_arms(self, model, state) -> jnp.ndarray:
         """``-dL/du`` (nu,) by autodiff; the moment arm about each coordinate when ``u = qdot``. Needs Position.
@@ -95,4 +100,4 @@ class Path(eqx.Module):
         arms = -jacobians.multiply_by_system_jacobian_transpose(model, state.position, G)
         if not self.depends_on_q():
             return arms
-        return arms - jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](g_q)[0]
+        return arms - q_forces_to_mobility(model, state, g_q)

@@ -25,11 +25,60 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics import kinematics
 from jaxbody._dynamics.paths import wrap_math as wm
-from jaxbody._dynamics.paths.base import Path
+from jaxbody._dynamics.paths.base import Path, q_forces_to_mobility
 from jaxbody._dynamics.paths.path_points import PathPoints
 from jaxbody._dynamics.paths.wrapping import CurrentPath, apply_wrap_objects, initial_path, path_length
+
+
+def entry_velocities(path: CurrentPath, pos, vel, station_dot=None) -> jnp.ndarray:
+    """(K, 3) velocity in G of each entry: a body-fixed point, plus a MovingPathPoint's own motion when
+    ``station_dot`` (n, 3), the path points' station rates in their body frames, is given."""
+    w, v = vel.V_GB[path.body, 0], vel.V_GB[path.body, 1]
+    out = v + jnp.cross(w, path.P - pos.p_GB[path.body])
+    if station_dot is not None:
+        local = jnp.where((path.point >= 0)[:, None], station_dot[jnp.maximum(path.point, 0)], 0.0)
+        out = out + jnp.einsum("kij,kj->ki", pos.R_GB[path.body], local)
+    return out
+
+
+def lengthening_speed(path: CurrentPath, entry_v) -> jnp.ndarray:
+    """OpenSim's computeLengtheningSpeed (m/s): the entries' relative velocities (K, 3) along each segment."""
+    r, dv = path.P[1:] - path.P[:-1], entry_v[1:] - entry_v[:-1]
+    d = wm.norm(r)
+    tiny = d < wm.EPS
+    speed = jnp.where(tiny, wm.norm(dv), jnp.sum(dv * r, -1) / jnp.where(tiny, 1.0, d))
+    return jnp.sum(jnp.where(path.valid[1:], speed, 0.0))
+
+
+def tension_forces(path: CurrentPath, pos, nbodies: int, tension):
+    """OpenSim's produceForces of ``tension`` (N) along ``path``: ``(body_forces (nbodies, 2, 3) at Bo in G,
+    F (K, 3))``, F the force in G on each entry (the tension along each segment whose ends lie on different
+    bodies, on its first end, and its opposite on its second)."""
+    e, _ = wm.normalize_or_zero(path.P[1:] - path.P[:-1])
+    crosses = path.valid[1:] & (path.body[1:] != path.body[:-1])
+    f = jnp.where(crosses[:, None], tension * e, 0.0)
+    zero = jnp.zeros((1, 3), f.dtype)
+    F = jnp.concatenate([f, zero]) - jnp.concatenate([zero, f])
+    moments = jnp.cross(path.P - pos.p_GB[path.body], F)
+    body_forces = jnp.zeros((nbodies, 2, 3), F.dtype).at[path.body].add(jnp.stack([moments, F], 1))
+    return body_forces, F
+
+
+def moving_point_q_forces(path: CurrentPath, pos, F, dp_dq, x_q, nq: int) -> jnp.ndarray:
+    """Generalized forces (nq,) conjugate to q of the entry forces F (K, 3) on MovingPathPoints (produceForces):
+    ``(R_GB dp/dq) . F`` on each moving point's x coordinate. dp_dq (n, 3): each point's station derivative in
+    its body frame; x_q (n,) static: the q index of its x function (-1: none, :func:`moving_x_coordinates`)."""
+    entry_point = jnp.maximum(path.point, 0)
+    dP_G = jnp.einsum("kij,kj->ki", pos.R_GB[path.body], dp_dq[entry_point])
+    is_moving = (path.point >= 0) & jnp.asarray(x_q >= 0)[entry_point]
+    work = jnp.where(is_moving, jnp.sum(dP_G * F, -1), 0.0)
+    return jnp.zeros(nq, F.dtype).at[jnp.asarray(x_q)[entry_point]].add(work)
+
+
+def moving_x_coordinates(points: PathPoints) -> np.ndarray:
+    """(n,) static: the q index of each point's first MovingPathPoint function with a coordinate (-1: none)."""
+    return np.array([next((c for c in cs if c >= 0), -1) for cs in points.moving_q])
 
 
 class GeometryPath(Path):
@@ -57,54 +106,23 @@ class GeometryPath(Path):
     def calc_length_from_poses(self, R_GB, p_GB, q) -> jnp.ndarray:
         return path_length(self.calc_current_path(R_GB, p_GB, q))
 
-    def _entry_velocities(self, path: CurrentPath, pos, vel, q) -> jnp.ndarray:
-        """(K, 3) velocity in G of each entry: a body-fixed point, plus a MovingPathPoint's own motion."""
-        w, v = vel.V_GB[path.body, 0], vel.V_GB[path.body, 1]
-        out = v + jnp.cross(w, path.P - pos.p_GB[path.body])
-        if self.depends_on_q():
-            _, station_dot = jax.jvp(self.points.calc_stations, (q,), (vel.qdot,))
-            local = jnp.where((path.point >= 0)[:, None], station_dot[jnp.maximum(path.point, 0)], 0.0)
-            out = out + jnp.einsum("kij,kj->ki", pos.R_GB[path.body], local)
-        return out
-
     def calc_lengthening_speed(self, model, state) -> jnp.ndarray:
         """OpenSim's lengthening speed (m/s; see the module docstring). Needs Velocity. Cost: one length evaluation."""
         pos, vel = state.position, state.velocity
         path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
-        v = self._entry_velocities(path, pos, vel, state.q)
-        r, dv = path.P[1:] - path.P[:-1], v[1:] - v[:-1]
-        d = wm.norm(r)
-        tiny = d < wm.EPS
-        speed = jnp.where(tiny, wm.norm(dv), jnp.sum(dv * r, -1) / jnp.where(tiny, 1.0, d))
-        return jnp.sum(jnp.where(path.valid[1:], speed, 0.0))
+        station_dot = None
+        if self.depends_on_q():
+            _, station_dot = jax.jvp(self.points.calc_stations, (state.q,), (vel.qdot,))
+        return lengthening_speed(path, entry_velocities(path, pos, vel, station_dot))
 
     def calc_tension_forces(self, model, state, tension):
         """OpenSim's path forces (GeometryPath::produceForces) of ``tension`` (N): body forces (nbodies, 2, 3) at Bo
         in G and mobility forces (nu,). Needs Position. Cost: one length evaluation."""
         pos = state.position
         path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
-        r = path.P[1:] - path.P[:-1]
-        e, _ = wm.normalize_or_zero(r)
-        crosses = path.valid[1:] & (path.body[1:] != path.body[:-1])
-        f = jnp.where(crosses[:, None], tension * e, 0.0)  # on the segment's first point; -f on its second
-        zero = jnp.zeros((1, 3), f.dtype)
-        F = jnp.concatenate([f, zero]) - jnp.concatenate([zero, f])
-        moments = jnp.cross(path.P - pos.p_GB[path.body], F)
-        body_forces = jnp.zeros((model.topology.nbodies, 2, 3), F.dtype).at[path.body].add(jnp.stack([moments, F], 1))
-        mobility = jnp.zeros_like(state.u, dtype=F.dtype)
-        if self.depends_on_q():
-            mobility = self._moving_point_forces(model, state, path, f)
-        return body_forces, mobility
-
-    def _moving_point_forces(self, model, state, path: CurrentPath, f) -> jnp.ndarray:
-        """Generalized forces (nu,) of the segment forces f (K - 1, 3) on MovingPathPoints (produceForces)."""
-        pos, points = state.position, self.points
-        dp_dq = points.calc_station_derivatives(state.q)  # (n, 3) in the body frame
-        x_q = np.array([next((c for c in cs if c >= 0), -1) for cs in points.moving_q])
-        entry_point = jnp.maximum(path.point, 0)
-        dP_G = jnp.einsum("kij,kj->ki", pos.R_GB[path.body], dp_dq[entry_point])
-        is_moving = (path.point >= 0) & jnp.asarray(x_q >= 0)[entry_point]
-        zero = jnp.zeros((1, 3), f.dtype)
-        work = jnp.sum(dP_G * (jnp.concatenate([f, zero]) - jnp.concatenate([zero, f])), -1)
-        f_q = jnp.zeros_like(state.q, dtype=f.dtype).at[jnp.asarray(x_q)[entry_point]].add(jnp.where(is_moving, work, 0.0))
-        return jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1](f_q)[0]
+        body_forces, F = tension_forces(path, pos, model.topology.nbodies, tension)
+        if not self.depends_on_q():
+            return body_forces, jnp.zeros_like(state.u, dtype=F.dtype)
+        f_q = moving_point_q_forces(path, pos, F, self.points.calc_station_derivatives(state.q),
+                                    moving_x_coordinates(self.points), state.q.shape[0])
+        return body_forces, q_forces_to_mobility(model, state, f_q)

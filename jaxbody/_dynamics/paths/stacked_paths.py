@@ -3,14 +3,15 @@ M paths, traced once for all of them instead of once per path.
 
 The paths' points are concatenated into one :class:`PathPoints` (so stations, MovingPathPoint functions and
 ConditionalPathPoint conditions are evaluated in one pass) and laid out as an (M, K) table, K the most points
-of any path, the missing entries masked. Each row is OpenSim's current path of its muscle (its active points,
-in order) and gets exactly GeometryPath's formulas (jaxbody._dynamics.paths.geometry_path): the straight-segment
+of any path, the missing entries masked. Each row is OpenSim's current path of its muscle (a
+:class:`CurrentPath` of its active points, in order, ``point`` indexing the concatenated points) and gets
+GeometryPath's own formulas (jaxbody._dynamics.paths.geometry_path) by ``jax.vmap``: the straight-segment
 length, OpenSim's lengthening speed (GeometryPath::computeLengtheningSpeed) and forces
 (GeometryPath::produceForces), so the numbers equal the one-path evaluation to round-off.
 
 Shapes: M paths, K entries per path, nbodies bodies, nq coordinates, nu mobilities. Stages: length and forces
-need Position, the speed Velocity. Cost: O(M K) plus one pass of the MovingPathPoint functions; a vjp of
-``calc_q_dot`` per path only when some path has a MovingPathPoint.
+need Position, the speed Velocity. Cost: O(M K) plus one pass of the MovingPathPoint functions; an N(q)^T
+product per path only when some path has a MovingPathPoint.
 """
 
 from __future__ import annotations
@@ -21,10 +22,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbody._dynamics import kinematics
-from jaxbody._dynamics.paths import wrap_math as wm
-from jaxbody._dynamics.paths.geometry_path import GeometryPath
+from jaxbody._dynamics.paths.base import q_forces_to_mobility
+from jaxbody._dynamics.paths.geometry_path import (
+    GeometryPath,
+    entry_velocities,
+    lengthening_speed,
+    moving_point_q_forces,
+    moving_x_coordinates,
+    tension_forces,
+)
 from jaxbody._dynamics.paths.path_points import PathPoints
+from jaxbody._dynamics.paths.wrapping import CurrentPath, compact, path_length
 
 
 def stackable(path) -> bool:
@@ -60,76 +68,38 @@ def stack_paths(paths) -> StackedPaths:
     return StackedPaths(points, row, real)
 
 
-class CurrentPaths(NamedTuple):
-    """Each path's current path (valid entries first): P (M, K, 3) in G, body (M, K), valid (M, K), row (M, K)."""
-
-    P: jnp.ndarray
-    body: jnp.ndarray
-    valid: jnp.ndarray
-    row: jnp.ndarray
-
-
-def calc_current_paths(stack: StackedPaths, R_GB, p_GB, q) -> CurrentPaths:
-    """The active points of every path, compacted per path (GeometryPath.calc_current_path without wraps)."""
+def calc_current_paths(stack: StackedPaths, R_GB, p_GB, q) -> CurrentPath:
+    """Every path's current path (GeometryPath.calc_current_path without wraps), stacked: each field (M, K, ...);
+    ``point`` indexes ``stack.points``."""
     P = stack.points.calc_locations_in_ground(R_GB, p_GB, q)
-    active = stack.points.calc_active(q)
-    bodies = np.asarray(stack.points.bodies, np.int32)
-    valid = active[stack.row] & jnp.asarray(stack.real)
-    order = jnp.argsort(~valid, axis=1, stable=True)
-    take = lambda x: jnp.take_along_axis(x, order if x.ndim == 2 else order[..., None], axis=1)  # noqa: E731
-    return CurrentPaths(take(P[stack.row]), take(jnp.asarray(bodies[stack.row])), take(valid),
-                        take(jnp.asarray(stack.row, jnp.int32)))
+    valid = stack.points.calc_active(q)[stack.row] & jnp.asarray(stack.real)
+    bodies = np.asarray(stack.points.bodies, np.int32)[stack.row]
+    M, K = stack.row.shape
+    paths = CurrentPath(P[stack.row], jnp.asarray(bodies), valid, jnp.asarray(stack.row, jnp.int32),
+                        jnp.full((M, K), -1, jnp.int32), jnp.zeros((M, K), P.dtype))
+    return jax.vmap(compact)(paths)
 
 
-def calc_lengths(paths: CurrentPaths) -> jnp.ndarray:
+def calc_lengths(paths: CurrentPath) -> jnp.ndarray:
     """(M,) path lengths (m): the straight segments between consecutive valid entries."""
-    straight = wm.norm(paths.P[:, 1:] - paths.P[:, :-1])
-    return jnp.sum(jnp.where(paths.valid[:, 1:], straight, 0.0), -1)
+    return jax.vmap(path_length)(paths)
 
 
-def calc_lengthening_speeds(stack: StackedPaths, paths: CurrentPaths, pos, vel, q) -> jnp.ndarray:
+def calc_lengthening_speeds(stack: StackedPaths, paths: CurrentPath, pos, vel, q) -> jnp.ndarray:
     """(M,) OpenSim's lengthening speeds (m/s) of the current paths. Needs Velocity."""
-    w, v = vel.V_GB[paths.body, 0], vel.V_GB[paths.body, 1]
-    entry_v = v + jnp.cross(w, paths.P - pos.p_GB[paths.body])
+    station_dot = None
     if stack.depends_on_q:
         _, station_dot = jax.jvp(stack.points.calc_stations, (q,), (vel.qdot,))
-        entry_v = entry_v + jnp.einsum("mkij,mkj->mki", pos.R_GB[paths.body], station_dot[paths.row])
-    r, dv = paths.P[:, 1:] - paths.P[:, :-1], entry_v[:, 1:] - entry_v[:, :-1]
-    d = wm.norm(r)
-    tiny = d < wm.EPS
-    speed = jnp.where(tiny, wm.norm(dv), jnp.sum(dv * r, -1) / jnp.where(tiny, 1.0, d))
-    return jnp.sum(jnp.where(paths.valid[:, 1:], speed, 0.0), -1)
+    return jax.vmap(lambda path: lengthening_speed(path, entry_velocities(path, pos, vel, station_dot)))(paths)
 
 
-def calc_tension_forces(stack: StackedPaths, paths: CurrentPaths, model, state, tensions):
+def calc_tension_forces(stack: StackedPaths, paths: CurrentPath, model, state, tensions):
     """Each path's forces of its tension (M,) N: body forces (M, nbodies, 2, 3) at Bo in G and mobility forces
     (M, nu) (GeometryPath.calc_tension_forces). Needs Position."""
     pos = state.position
-    M = paths.P.shape[0]
-    e, _ = wm.normalize_or_zero(paths.P[:, 1:] - paths.P[:, :-1])
-    crosses = paths.valid[:, 1:] & (paths.body[:, 1:] != paths.body[:, :-1])
-    f = jnp.where(crosses[..., None], tensions[:, None, None] * e, 0.0)  # (M, K - 1, 3) on each segment's first end
-    zero = jnp.zeros((M, 1, 3), f.dtype)
-    F = jnp.concatenate([f, zero], 1) - jnp.concatenate([zero, f], 1)
-    moments = jnp.cross(paths.P - pos.p_GB[paths.body], F)
-    m = jnp.arange(M)[:, None]
-    body_forces = jnp.zeros((M, model.topology.nbodies, 2, 3), F.dtype).at[m, paths.body].add(
-        jnp.stack([moments, F], 2))
-    mobility = jnp.zeros((M,) + state.u.shape, F.dtype)
-    if stack.depends_on_q:
-        mobility = _moving_point_forces(stack, paths, model, state, F)
-    return body_forces, mobility
-
-
-def _moving_point_forces(stack: StackedPaths, paths: CurrentPaths, model, state, F) -> jnp.ndarray:
-    """(M, nu) generalized forces of the entry forces F (M, K, 3) on MovingPathPoints (produceForces)."""
-    pos, points = state.position, stack.points
-    dp_dq = points.calc_station_derivatives(state.q)  # (N, 3) in the body frame
-    x_q = np.array([next((c for c in cs if c >= 0), -1) for cs in points.moving_q])
-    dP_G = jnp.einsum("mkij,mkj->mki", pos.R_GB[paths.body], dp_dq[paths.row])
-    x_q_entry = jnp.asarray(x_q, jnp.int32)[paths.row]
-    work = jnp.where(x_q_entry >= 0, jnp.sum(dP_G * F, -1), 0.0)
-    M = paths.P.shape[0]
-    f_q = jnp.zeros((M,) + state.q.shape, F.dtype).at[jnp.arange(M)[:, None], jnp.maximum(x_q_entry, 0)].add(work)
-    q_dot_transpose = jax.vjp(lambda u: kinematics.calc_q_dot(model, state, u), jnp.zeros_like(state.u))[1]
-    return jax.vmap(lambda g: q_dot_transpose(g)[0])(f_q)
+    body_forces, F = jax.vmap(lambda path, t: tension_forces(path, pos, model.topology.nbodies, t))(paths, tensions)
+    if not stack.depends_on_q:
+        return body_forces, jnp.zeros((tensions.shape[0],) + state.u.shape, F.dtype)
+    dp_dq, x_q = stack.points.calc_station_derivatives(state.q), moving_x_coordinates(stack.points)
+    f_q = jax.vmap(lambda path, F: moving_point_q_forces(path, pos, F, dp_dq, x_q, state.q.shape[0]))(paths, F)
+    return body_forces, jax.vmap(lambda g: q_forces_to_mobility(model, state, g))(f_q)

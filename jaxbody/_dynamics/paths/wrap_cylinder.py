@@ -144,12 +144,7 @@ class WrapCylinder(WrapObject):
         else:
             u1a, u1b = wm.normalize_or_zero(r1a - p11)[0], wm.normalize_or_zero(r1b - p11)[0]
             u2a, u2b = wm.normalize_or_zero(r2a - p22)[0], wm.normalize_or_zero(r2b - p22)[0]
-            d1, d2, d3, d4 = jnp.dot(u1a, u2a), jnp.dot(u1a, u2b), jnp.dot(u1b, u2a), jnp.dot(u1b, u2b)
-            pick1 = (d1 > d2) & (d1 > d3) & (d1 > d4)
-            pick2 = ~pick1 & (d2 > d3) & (d2 > d4)
-            pick3 = ~pick1 & ~pick2 & (d3 > d4)
-            r1 = jnp.where(pick1 | pick2, r1a, r1b)
-            r2 = jnp.where(pick1 | pick3, r2a, r2b)
+            r1, r2 = wm.most_aligned_pair(u1a, u1b, u2a, u2b, r1a, r1b, r2a, r2b)
         # apex edge: bisect r1 and r2 about the axis, at the point of the muscle line split by the axis distances
         vv, _ = wm.normalize_or_zero((r1 - p11) + (r2 - p22))
         t = p11_dist / (p11_dist + p22_dist)

@@ -40,6 +40,17 @@ def safe_acos(x):
     return jnp.arccos(jnp.clip(x, -1.0 + 1e-16, 1.0 - 1e-16))
 
 
+def most_aligned_pair(u1a, u1b, u2a, u2b, r1a, r1b, r2a, r2b):
+    """OpenSim's unconstrained choice of tangent points (WrapSphere / WrapCylinder::wrapLine): of the candidates
+    r1a, r1b at the first end and r2a, r2b at the second, the pair (r1, r2) whose unit directions u (from the
+    centre or axis) have the largest dot product, ties going to the first of (a, a), (a, b), (b, a), (b, b)."""
+    d1, d2, d3, d4 = jnp.dot(u1a, u2a), jnp.dot(u1a, u2b), jnp.dot(u1b, u2a), jnp.dot(u1b, u2b)
+    pick1 = (d1 > d2) & (d1 > d3) & (d1 > d4)
+    pick2 = ~pick1 & (d2 > d3) & (d2 > d4)
+    pick3 = ~pick1 & ~pick2 & (d3 > d4)
+    return jnp.where(pick1 | pick2, r1a, r1b), jnp.where(pick1 | pick3, r2a, r2b)
+
+
 def closest_point_on_line(pt, line_pt, line):
     """(closest point, t) of WrapMath::GetClosestPointOnLineToPoint: t in units of |line|."""
     v1, mag = normalize_or_zero(pt - line_pt)

@@ -46,12 +46,7 @@ class WrapSphere(WrapObject):
         r2a, r2b = _tangent_candidates(p2, n, R)
         u1a, u1b = wm.normalize_or_zero(r1a)[0], wm.normalize_or_zero(r1b)[0]
         u2a, u2b = wm.normalize_or_zero(r2a)[0], wm.normalize_or_zero(r2b)[0]
-        j1, j2, j3, j4 = jnp.dot(u1a, u2a), jnp.dot(u1a, u2b), jnp.dot(u1b, u2a), jnp.dot(u1b, u2b)
-        pick1 = (j1 > j2) & (j1 > j3) & (j1 > j4)
-        pick2 = ~pick1 & (j2 > j3) & (j2 > j4)
-        pick3 = ~pick1 & ~pick2 & (j3 > j4)
-        r1 = jnp.where(pick1 | pick2, r1a, r1b)
-        r2 = jnp.where(pick1 | pick3, r2a, r2b)
+        r1, r2 = wm.most_aligned_pair(u1a, u1b, u2a, u2b, r1a, r1b, r2a, r2b)
         code = jnp.asarray(wm.WRAPPED)
         far = jnp.asarray(False)
         proceed = crosses & ~inside
