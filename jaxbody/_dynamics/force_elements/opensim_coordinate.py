@@ -22,12 +22,9 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces
+from jaxbody._dynamics.forces import ForceElement, mobility_force
 from jaxbody._math import lepton
 
-
-def _on_mobility(model, u_index, f):
-    return no_body_forces(model, f.dtype), no_mobility_forces(model, f.dtype).at[u_index].add(f)
 
 
 def smooth_step(x, x0, x1):
@@ -51,7 +48,7 @@ class SpringGeneralizedForce(ForceElement):
 
     def calc(self, model, state):
         x = state.q[self.q_index] - self.rest_length
-        F, f = _on_mobility(model, self.u_index, -self.stiffness * x - self.viscosity * state.u[self.u_index])
+        F, f = mobility_force(model, self.u_index, -self.stiffness * x - self.viscosity * state.u[self.u_index])
         return F, f, 0.5 * self.stiffness * x * x
 
 
@@ -89,7 +86,7 @@ class CoordinateLimitForce(ForceElement):
 
     def calc_with_z(self, model, state, z):
         f, _, (q, q_up, q_low, k_up, k_low, width) = self._terms(state)
-        F, f = _on_mobility(model, self.u_index, f)
+        F, f = mobility_force(model, self.u_index, f)
         return F, f, jnp.where(q > q_up, _limit_energy(k_up, q - q_up, width),
                                jnp.where(q < q_low, _limit_energy(k_low, q_low - q, width), 0.0))
 
@@ -120,5 +117,5 @@ class ExpressionBasedCoordinateForce(ForceElement):
 
     def calc(self, model, state):
         q, qdot = state.q[self.q_index], state.u[self.u_index]
-        F, f = _on_mobility(model, self.u_index, lepton.evaluate(self.expression, {"q": q, "qdot": qdot}))
+        F, f = mobility_force(model, self.u_index, lepton.evaluate(self.expression, {"q": q, "qdot": qdot}))
         return F, f, jnp.zeros((), f.dtype)
