@@ -5,12 +5,9 @@ label), so ``model.get_control_index(name)`` and ``handle.set_controls(state, x)
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
-from jaxbody._api.force_checks import check_mobod, check_which_u, positive, scalar, vec3
+from jaxbody._api.force_checks import check_mobod, check_which_u, direction_vector, positive, scalar, vec3
 from jaxbody._api.force_handles import ForceHandle
 from jaxbody._dynamics.actuators import coordinate, point_torque
-from jaxbody.errors import InvalidArgument
 
 
 class ActuatorForces:
@@ -72,10 +69,3 @@ class ActuatorForces:
             body_a=body_a.index, body_b=body_b.index, axis=a, optimal_force=f0,
             torque_is_global=bool(torque_is_global)), label, controls=(label,))
 
-
-def direction_vector(x, what):
-    """A nonzero 3-vector kept as given (the element normalizes it, so it stays a differentiable leaf)."""
-    d = vec3(x, what)
-    if not float(jnp.linalg.norm(d)) > 0:
-        raise InvalidArgument(f"{what} must not be the zero vector (it gives the direction)")
-    return d

@@ -116,10 +116,10 @@ def positive(x, what):
     return a
 
 
-def direction(x, what):
-    """A nonzero finite 3-vector, normalized (InvalidArgument for a zero-length one)."""
-    d = np.asarray(vec3(x, what))
-    n = np.linalg.norm(d)
-    if n == 0:
+def direction_vector(x, what):
+    """A nonzero finite 3-vector, as a jnp array kept as given: the element normalizes it (forces.safe_direction),
+    so its length stays a differentiable leaf (InvalidArgument for a zero-length one)."""
+    d = vec3(x, what)
+    if not np.linalg.norm(np.asarray(d)) > 0:
         raise InvalidArgument(f"{what} must not be the zero vector (it gives the direction)")
-    return jnp.asarray(d / n)
+    return d

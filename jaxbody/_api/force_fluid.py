@@ -12,6 +12,7 @@ import numpy as np
 from jaxbody._api.force_checks import check_mobod, scalar, vec3
 from jaxbody._api.force_handles import ForceHandle
 from jaxbody._dynamics.force_elements import fluid
+from jaxbody._math.validity import first_failure, message, rotation_failures
 from jaxbody.errors import InvalidArgument
 
 
@@ -31,9 +32,11 @@ class FluidForces:
         if np.any(np.asarray(b) < 0):
             raise InvalidArgument(f"{label}: box sizes must be non-negative, got {box!r}")
         R = np.asarray(inertial_axes, dtype=float)
-        if R.shape != (3, 3) or not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=1e-9) \
-                or np.linalg.det(R) < 0:
+        if R.shape != (3, 3):
             raise InvalidArgument(f"{label}: inertial_axes must be a rotation matrix (3, 3), got {inertial_axes!r}")
+        failed = first_failure(rotation_failures(R))  # the builders' rotation check (jaxbody._math.validity)
+        if failed:
+            raise InvalidArgument(f"{label}: " + message(failed[0], "inertial_axes", R))
         p, w = vec3(com_station, f"{label}: com_station"), vec3(wind, f"{label}: wind")
         rho = scalar(density, f"{label}: density", True)
         mu = scalar(viscosity, f"{label}: viscosity", True)

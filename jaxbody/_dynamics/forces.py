@@ -114,6 +114,12 @@ def no_mobility_forces(model, dtype) -> jnp.ndarray:
     return jnp.zeros(model.topology.nu, dtype)
 
 
+def mobility_force(model, u_index: int, f):
+    """(body forces, mobility forces) of the scalar generalized force ``f`` on mobility ``u_index`` alone: no body
+    forces (nbodies, 2, 3) and ``f`` in slot ``u_index`` of (nu,)."""
+    return no_body_forces(model, f.dtype), no_mobility_forces(model, f.dtype).at[u_index].add(f)
+
+
 def station_location(pos, body: int, station_B) -> jnp.ndarray:
     """``p_GS = p_GB + R_GB s`` (3,) of a station (in B) of one body. Needs Position."""
     return pos.p_GB[body] + spatial.matvec(pos.R_GB[body], station_B)

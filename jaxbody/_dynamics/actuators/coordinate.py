@@ -12,11 +12,8 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces
+from jaxbody._dynamics.forces import ForceElement, mobility_force
 
-
-def _on_mobility(model, u_index, f):
-    return no_body_forces(model, f.dtype), no_mobility_forces(model, f.dtype).at[u_index].add(f)
 
 
 class CoordinateActuator(ForceElement):
@@ -36,7 +33,7 @@ class CoordinateActuator(ForceElement):
         return 1
 
     def calc(self, model, state):
-        F, f = _on_mobility(model, self.u_index, self.optimal_force * state.controls[self.first_control])
+        F, f = mobility_force(model, self.u_index, self.optimal_force * state.controls[self.first_control])
         return F, f, jnp.zeros((), f.dtype)
 
 
@@ -64,7 +61,7 @@ class ActivationCoordinateActuator(ForceElement):
         raise NotImplementedError("ActivationCoordinateActuator reads its activation from State.z: use calc_with_z")
 
     def calc_with_z(self, model, state, z):
-        F, f = _on_mobility(model, self.u_index, self.optimal_force * z[0])
+        F, f = mobility_force(model, self.u_index, self.optimal_force * z[0])
         return F, f, jnp.zeros((), f.dtype)
 
     def calc_z_dot(self, model, state, z) -> jnp.ndarray:

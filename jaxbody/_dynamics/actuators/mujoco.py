@@ -49,8 +49,15 @@ class ActuatorOutputs(NamedTuple):
     mobility_forces: jnp.ndarray
 
 
-def _rows(kinds, wanted):
-    return np.array([i for i, k in enumerate(kinds) if k == wanted], dtype=int)
+def _by_kind(kinds, dtype, formulas):
+    """(n,): per actuator the formula of its kind (``kinds``: static, one per actuator), each formula evaluated on
+    the rows (static index array) of its kind only; 0 for a kind without a formula (bias "none", dyn "none")."""
+    out = jnp.zeros(len(kinds), dtype)
+    for kind, formula in formulas.items():
+        rows = np.array([i for i, k in enumerate(kinds) if k == kind], dtype=int)
+        if rows.size:
+            out = out.at[rows].set(formula(rows))
+    return out
 
 
 class MujocoActuators(ForceElement):
@@ -121,14 +128,12 @@ class MujocoActuators(ForceElement):
         with_act = np.array([a >= 0 for a in self.act_index])
         act_rows, act_slots = np.flatnonzero(with_act), np.array([a for a in self.act_index if a >= 0], int)
         act = jnp.zeros(n, dtype).at[act_rows].set(z[act_slots])
-        act_dot = jnp.zeros(n, dtype)
         tau = jnp.maximum(curves.MINVAL, self.dynprm[:, 0])
-        for kind, value in (("integrator", ctrl), ("filter", (ctrl - act) / tau), ("filterexact", (ctrl - act) / tau),
-                            ("muscle", None)):
-            rows = _rows(self.dyn_type, kind)
-            if rows.size:
-                v = curves.muscle_dynamics(ctrl[rows], act[rows], self.dynprm[rows]) if value is None else value[rows]
-                act_dot = act_dot.at[rows].set(v)
+        act_dot = _by_kind(self.dyn_type, dtype, {
+            "integrator": lambda r: ctrl[r],
+            "filter": lambda r: (ctrl[r] - act[r]) / tau[r],
+            "filterexact": lambda r: (ctrl[r] - act[r]) / tau[r],
+            "muscle": lambda r: curves.muscle_dynamics(ctrl[r], act[r], self.dynprm[r])})
         lo, hi = self.actrange[:, 0], self.actrange[:, 1]
         limited = np.array(self.actlimited, bool)
         step = jnp.where(np.array(self.dyn_type) == "filterexact",
@@ -136,23 +141,17 @@ class MujocoActuators(ForceElement):
         early = jnp.where(limited, jnp.clip(act + step, lo, hi), act + step)
         used = jnp.where(np.array(self.actearly, bool), early, act)
         drive = jnp.where(with_act, used, ctrl)
-        gain = jnp.zeros(n, dtype)
-        bias = jnp.zeros(n, dtype)
-        rows = _rows(self.gain_type, "fixed")
-        gain = gain.at[rows].set(self.gainprm[rows, 0])
-        for kinds, prm, target in ((self.gain_type, self.gainprm, "gain"), (self.bias_type, self.biasprm, "bias")):
-            rows = _rows(kinds, "affine")
-            affine = prm[rows, 0] + prm[rows, 1] * length[rows] + prm[rows, 2] * velocity[rows]
-            if target == "gain":
-                gain = gain.at[rows].set(affine)
-            else:
-                bias = bias.at[rows].set(affine)
-        rows = _rows(self.gain_type, "muscle")
-        gain = gain.at[rows].set(curves.muscle_gain(length[rows], velocity[rows], self.lengthrange[rows],
-                                                    self.acc0[rows], self.gainprm[rows]))
-        rows = _rows(self.bias_type, "muscle")
-        bias = bias.at[rows].set(curves.muscle_bias(length[rows], self.lengthrange[rows], self.acc0[rows],
-                                                    self.biasprm[rows]))
+        def affine(prm, r):
+            return prm[r, 0] + prm[r, 1] * length[r] + prm[r, 2] * velocity[r]
+
+        gain = _by_kind(self.gain_type, dtype, {
+            "fixed": lambda r: self.gainprm[r, 0],
+            "affine": lambda r: affine(self.gainprm, r),
+            "muscle": lambda r: curves.muscle_gain(length[r], velocity[r], self.lengthrange[r], self.acc0[r],
+                                                   self.gainprm[r])})
+        bias = _by_kind(self.bias_type, dtype, {
+            "affine": lambda r: affine(self.biasprm, r),
+            "muscle": lambda r: curves.muscle_bias(length[r], self.lengthrange[r], self.acc0[r], self.biasprm[r])})
         force = gain * drive + bias
         force = jnp.where(np.array(self.forcelimited, bool),
                           jnp.clip(force, self.forcerange[:, 0], self.forcerange[:, 1]), force)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces, safe_direction
+from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces, safe_direction, station_force
 from jaxbody._math import spatial
 
 
@@ -41,8 +41,8 @@ class PointActuator(ForceElement):
         R_GB, p_GB = pos.R_GB[self.body], pos.p_GB[self.body]
         f = self.optimal_force * state.controls[self.first_control] * safe_direction(self.direction)[0]
         f_G = f if self.force_is_global else spatial.matvec(R_GB, f)
-        r_G = self.point - p_GB if self.point_is_global else spatial.matvec(R_GB, self.point)
-        F = no_body_forces(model, f_G.dtype).at[self.body].add(jnp.stack([jnp.cross(r_G, f_G), f_G]))
+        s_B = spatial.mattvec(R_GB, self.point - p_GB) if self.point_is_global else self.point
+        F = station_force(model.topology.nbodies, self.body, pos.R_GB, s_B, f_G)
         return F, no_mobility_forces(model, f_G.dtype), jnp.zeros((), f_G.dtype)
 
 

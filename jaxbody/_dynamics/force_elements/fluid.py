@@ -18,7 +18,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_mobility_forces, station_force
+from jaxbody._dynamics.forces import ForceElement, no_mobility_forces, station_force, station_velocity
 
 
 class InertiaBoxFluid(ForceElement):
@@ -39,10 +39,8 @@ class InertiaBoxFluid(ForceElement):
         pos, vel = state.position, state.velocity
         R_GB = pos.R_GB[self.body]
         R_GI = R_GB @ self.R_BI
-        r = R_GB @ self.p_BI
-        w_G, v_G = vel.V_GB[self.body]
-        w = R_GI.T @ w_G
-        v = R_GI.T @ (v_G + jnp.cross(w_G, r) - self.wind)
+        w = R_GI.T @ vel.V_GB[self.body, 0]
+        v = R_GI.T @ (station_velocity(pos, vel, self.body, self.p_BI) - self.wind)
         b, rho, mu = self.box, self.density, self.viscosity
         diam = jnp.sum(b) / 3.0
         area = jnp.stack([b[1] * b[2], b[0] * b[2], b[0] * b[1]])

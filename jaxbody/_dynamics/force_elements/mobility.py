@@ -10,12 +10,8 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces
+from jaxbody._dynamics.forces import ForceElement, mobility_force, no_body_forces
 
-
-def _on_mobility(model, u_index, f):
-    """(body forces, mobility forces) with the scalar ``f`` on mobility ``u_index`` alone."""
-    return no_body_forces(model, f.dtype), no_mobility_forces(model, f.dtype).at[u_index].add(f)
 
 
 class MobilityLinearSpring(ForceElement):
@@ -34,7 +30,7 @@ class MobilityLinearSpring(ForceElement):
 
     def calc(self, model, state):
         x = state.q[self.q_index] - self.q0
-        F, f = _on_mobility(model, self.u_index, -self.stiffness * x)
+        F, f = mobility_force(model, self.u_index, -self.stiffness * x)
         return F, f, 0.5 * self.stiffness * x * x
 
 
@@ -48,7 +44,7 @@ class MobilityLinearDamper(ForceElement):
     damping: jnp.ndarray
 
     def calc(self, model, state):
-        F, f = _on_mobility(model, self.u_index, -self.damping * state.u[self.u_index])
+        F, f = mobility_force(model, self.u_index, -self.damping * state.u[self.u_index])
         return F, f, jnp.zeros((), f.dtype)
 
 
@@ -76,7 +72,7 @@ class MobilitySmoothCoulombFriction(ForceElement):
 
     def calc(self, model, state):
         u = state.u[self.u_index]
-        F, f = _on_mobility(model, self.u_index, -self.friction * jnp.tanh(u / self.transition_velocity))
+        F, f = mobility_force(model, self.u_index, -self.friction * jnp.tanh(u / self.transition_velocity))
         return F, f, jnp.zeros((), f.dtype)
 
 
@@ -90,7 +86,7 @@ class MobilityConstantForce(ForceElement):
     force: jnp.ndarray
 
     def calc(self, model, state):
-        F, f = _on_mobility(model, self.u_index, self.force * jnp.ones((), state.u.dtype))
+        F, f = mobility_force(model, self.u_index, self.force * jnp.ones((), state.u.dtype))
         return F, f, jnp.zeros((), f.dtype)
 
 
@@ -120,7 +116,7 @@ class MobilityLinearStop(ForceElement):
         x = jnp.where(above, q - self.q_high, jnp.where(below, q - self.q_low, 0.0))
         f_high = jnp.minimum(0.0, -k * x * (1 + d * qdot))
         f_low = jnp.maximum(0.0, -k * x * (1 - d * qdot))
-        F, f = _on_mobility(model, self.u_index, jnp.where(above, f_high, jnp.where(below, f_low, 0.0)))
+        F, f = mobility_force(model, self.u_index, jnp.where(above, f_high, jnp.where(below, f_low, 0.0)))
         return F, f, 0.5 * k * x * x
 
 
@@ -144,7 +140,7 @@ class MobilityDiscreteForce(ForceElement):
         return jnp.reshape(self.default_force, (1,)).astype(dtype)
 
     def calc_with_z(self, model, state, z):
-        F, f = _on_mobility(model, self.u_index, z[0])
+        F, f = mobility_force(model, self.u_index, z[0])
         return F, f, jnp.zeros((), f.dtype)
 
 

@@ -22,12 +22,9 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbody._dynamics.forces import ForceElement, no_body_forces, no_mobility_forces
+from jaxbody._dynamics.forces import ForceElement, mobility_force
 from jaxbody._math import lepton
 
-
-def _on_mobility(model, u_index, f):
-    return no_body_forces(model, f.dtype), no_mobility_forces(model, f.dtype).at[u_index].add(f)
 
 
 def smooth_step(x, x0, x1):
@@ -51,7 +48,7 @@ class SpringGeneralizedForce(ForceElement):
 
     def calc(self, model, state):
         x = state.q[self.q_index] - self.rest_length
-        F, f = _on_mobility(model, self.u_index, -self.stiffness * x - self.viscosity * state.u[self.u_index])
+        F, f = mobility_force(model, self.u_index, -self.stiffness * x - self.viscosity * state.u[self.u_index])
         return F, f, 0.5 * self.stiffness * x * x
 
 
@@ -74,6 +71,7 @@ class CoordinateLimitForce(ForceElement):
     compute_dissipation_energy: bool = eqx.field(static=True, default=False)
 
     def _terms(self, state):
+        """(generalized force, dissipated power ``(damping / w) (s_up + s_low) qdot^2`` >= 0, potential energy)."""
         w = jnp.pi / 180.0 if self.rotational else 1.0
         q, qdot = state.q[self.q_index], state.u[self.u_index]
         q_up, q_low, width = w * self.upper_limit, w * self.lower_limit, w * self.transition
@@ -82,22 +80,24 @@ class CoordinateLimitForce(ForceElement):
         k_up, k_low, c = self.upper_stiffness / w, self.lower_stiffness / w, self.damping / w
         damping = -c * (s_up + s_low) * qdot
         f = -k_up * s_up * (q - q_up) + k_low * s_low * (q_low - q) + damping
-        return f, damping * qdot, (q, q_up, q_low, k_up, k_low, width)
+        pe = jnp.where(q > q_up, _limit_energy(k_up, q - q_up, width),
+                       jnp.where(q < q_low, _limit_energy(k_low, q_low - q, width), 0.0))
+        return f, -damping * qdot, pe
 
     def calc(self, model, state):
         return self.calc_with_z(model, state, None)
 
     def calc_with_z(self, model, state, z):
-        f, _, (q, q_up, q_low, k_up, k_low, width) = self._terms(state)
-        F, f = _on_mobility(model, self.u_index, f)
-        return F, f, jnp.where(q > q_up, _limit_energy(k_up, q - q_up, width),
-                               jnp.where(q < q_low, _limit_energy(k_low, q_low - q, width), 0.0))
+        f, _, pe = self._terms(state)
+        F, f = mobility_force(model, self.u_index, f)
+        return F, f, pe
 
     def num_z(self) -> int:
         return 1 if self.compute_dissipation_energy else 0
 
     def calc_z_dot(self, model, state, z):
-        return -self._terms(state)[1][None][: self.num_z()]
+        """(1,) the dissipated power (only called with compute_dissipation_energy, num_z = 1)."""
+        return self._terms(state)[1][None]
 
 
 def _limit_energy(K, delta, width):
@@ -120,5 +120,5 @@ class ExpressionBasedCoordinateForce(ForceElement):
 
     def calc(self, model, state):
         q, qdot = state.q[self.q_index], state.u[self.u_index]
-        F, f = _on_mobility(model, self.u_index, lepton.evaluate(self.expression, {"q": q, "qdot": qdot}))
+        F, f = mobility_force(model, self.u_index, lepton.evaluate(self.expression, {"q": q, "qdot": qdot}))
         return F, f, jnp.zeros((), f.dtype)
