@@ -11,10 +11,12 @@ model raises ``Unsupported(reason)``; the element is then listed in ``skipped`` 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
 from jaxbody._dynamics.paths.geometry_path import GeometryPath
+from jaxbody.io.osim_contact_geometry import read_contact_geometry
 from jaxbody.io.osim_frames import GROUND, FrameInBase, FrameRegistry
 from jaxbody.io.osim_joints import CoordinateInfo
 from jaxbody.io.osim_paths import build_geometry_path
@@ -39,6 +41,11 @@ class ForceContext:
     mobods: dict
     coordinates: dict
     paths: dict = dataclasses.field(default_factory=dict)
+
+    @functools.cached_property
+    def contact_geometry(self) -> dict:
+        """The ContactGeometrySet (name -> ContactGeometryRecord, jaxbody.io.osim_contact_geometry), read once."""
+        return read_contact_geometry(self.doc, self.frames)
 
     @staticmethod
     def owner(element) -> str:
