@@ -48,13 +48,23 @@ from jaxbody.io.osim_contact_geometry import ContactGeometryRecord, geometry_rec
 from jaxbody.io.osim_xml import element_error, numbers, text
 
 
-def _hunt_crossley(doc, element, owner, geometry, forces, mobods):
-    members = []  # (geometry record, Simbody's body parameters)
-    for params in element.iter("HuntCrossleyForce::ContactParameters"):
-        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in
-                  ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")]
+#: a ContactParameters' material properties, in Simbody's order (0 when absent)
+MATERIAL = ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")
+
+
+def _members(doc, element, owner, geometry) -> list:
+    """[(geometry record, its material values in MATERIAL order)] over the force's ContactParameters entries
+    (``<HuntCrossleyForce::ContactParameters>`` or ``<ElasticFoundationForce::ContactParameters>``)."""
+    members = []
+    for params in element.iter(f"{element.tag}::ContactParameters"):
+        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in MATERIAL]
         members += [(geometry_record(doc, params, owner, geometry, reference), values)
                     for reference in text(doc, params, "geometry", owner, default="").split()]
+    return members
+
+
+def _hunt_crossley(doc, element, owner, geometry, forces, mobods):
+    members = _members(doc, element, owner, geometry)
     kinds = lambda a, b: {a.kind, b.kind}  # noqa: E731
     pairs = [(a, b) for i, (a, _) in enumerate(members) for b, _ in members[i + 1:] if a.base != b.base]
     unevaluated = sorted(f"{a.name}/{b.name}" for a, b in pairs
@@ -139,12 +149,7 @@ def _mesh_file(doc, g: ContactGeometryRecord) -> str:
 
 
 def _elastic_foundation(doc, element, owner, geometry, forces, mobods):
-    members = []
-    for params in element.iter("ElasticFoundationForce::ContactParameters"):
-        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in
-                  ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")]
-        members += [(geometry_record(doc, params, owner, geometry, reference), values)
-                    for reference in text(doc, params, "geometry", owner, default="").split()]
+    members = _members(doc, element, owner, geometry)
     if not any(g.kind == "ContactMesh" for g, _ in members):
         raise Unsupported("no ContactMesh")
     ellipsoids = sorted(g.name for g, _ in members if g.kind == "ContactEllipsoid")
@@ -154,8 +159,7 @@ def _elastic_foundation(doc, element, owner, geometry, forces, mobods):
     handle = ElasticFoundationForce(forces, numbers(doc, element, "transition_velocity", owner, 1, default=[0.01])[0])
     for g, values in members:
         if g.kind == "ContactMesh":
-            handle.add_mesh_file(mobods[g.base], _mesh_file(doc, g), Transform(g.R, g.p), **dict(zip(
-                ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction"), values)))
+            handle.add_mesh_file(mobods[g.base], _mesh_file(doc, g), Transform(g.R, g.p), **dict(zip(MATERIAL, values)))
         elif g.kind == "ContactSphere":
             handle.add_sphere(mobods[g.base], float(g.size[0]), g.p)
         elif g.kind == "ContactHalfSpace":
