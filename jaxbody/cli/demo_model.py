@@ -57,14 +57,7 @@ def check_outputs(animation, out) -> None:
     from jaxbody.viz.figure import new_figure
 
     if animation:
-        check_animation_path(animation)
-        if pathlib.Path(animation).suffix.lower() == ".mp4":
-            try:
-                import imageio  # noqa: F401
-                import imageio_ffmpeg  # noqa: F401
-            except ImportError as e:
-                raise ImportError(f"--animation {animation}: an MP4 needs pip install 'jaxbody[viz]' ({e}); "
-                                  f"or write a .gif") from None
+        check_animation_path(animation)  # an MP4 without imageio-ffmpeg: ImportError
     if out:
         formats = sorted(new_figure().canvas.get_supported_filetypes())
         path = pathlib.Path(out)

@@ -40,6 +40,7 @@ from jaxbody._api.force import Force
 from jaxbody._math.spatial import quaternion_from_rotation
 from jaxbody.io._frames import quaternion_matrix
 from jaxbody.io._passive import add_limit_stop, warn_unmodelled
+from jaxbody.io.mjcf_tendons import length_and_rate, tendon_names, tendon_path, tension_forces
 
 _FREE, _BALL = 0, 1
 _WRAP_JOINT = 1
@@ -80,23 +81,27 @@ def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, n
     return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF spring {name}")
 
 
-def _tendon_spring_damper(forces, coordinates, coefs, stiffness, damping, lengthspring, name):
-    """A fixed tendon's spring-damper (see the module doc) as a Force.Custom on its joints' u."""
-    mobods = [c.mobilized_body for c in coordinates]
-    params = {"coef": jnp.asarray(coefs), "stiffness": jnp.asarray(stiffness), "damping": jnp.asarray(damping),
+def _fixed(m, t: int) -> bool:
+    """Whether tendon t is a fixed tendon (joint wraps only)."""
+    return all(m.wrap_type[w] == _WRAP_JOINT for w in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]))
+
+
+def _tendon_spring_damper(forces, static, params, stiffness, damping, lengthspring, name):
+    """A fixed tendon's spring-damper (see the module doc) as a Force.Custom; ``static``, ``params``: its length
+    function (jaxbody.io.mjcf_tendons.tendon_path)."""
+    params = {**params, "stiffness": jnp.asarray(stiffness), "damping": jnp.asarray(damping),
               "lower": jnp.asarray(lengthspring[0]), "upper": jnp.asarray(lengthspring[1])}
 
     def stretch(state, p):
-        L = p["coef"] @ state.q[jnp.array([b.q_start for b in mobods])]
-        return jnp.where(L > p["upper"], L - p["upper"], jnp.where(L < p["lower"], L - p["lower"], 0.0))
+        L, Ldot = length_and_rate(static, p, state)
+        return jnp.where(L > p["upper"], L - p["upper"], jnp.where(L < p["lower"], L - p["lower"], 0.0)), Ldot
 
     def calc_force(model, state, p):
-        u_index = jnp.array([b.u_start for b in mobods])
-        tension = -p["stiffness"] * stretch(state, p) - p["damping"] * (p["coef"] @ state.u[u_index])
-        return 0.0, jnp.zeros(model.topology.nu, state.u.dtype).at[u_index].add(p["coef"] * tension)
+        x, Ldot = stretch(state, p)
+        return tension_forces(model, state, static, p, -p["stiffness"] * x - p["damping"] * Ldot)
 
     def calc_potential_energy(model, state, p):
-        x = stretch(state, p)
+        x = stretch(state, p)[0]
         return 0.5 * p["stiffness"] * x * x
 
     return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF tendon {name}")
@@ -133,15 +138,12 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
                     forces, c.mobilized_body, i, float(m.dof_frictionloss[dof + i]), transition_velocity))
         if not handles:
             del passive[name]
-    for t in range(m.ntendon):
-        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}"
-        wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
+    for t, name in enumerate(tendon_names(mujoco, m)):
         stiffness, damping = float(m.tendon_stiffness[t]) * spring, float(m.tendon_damping[t]) * damper
-        if (stiffness == 0 and damping == 0) or any(m.wrap_type[w] != _WRAP_JOINT for w in wraps):
+        if (stiffness == 0 and damping == 0) or not _fixed(m, t):  # spatial tendons: warned by _warn_unmodelled
             continue
-        joints = [coordinates[joint_names[m.wrap_objid[w]]] for w in wraps]
         passive[f"tendon {name}"] = [_tendon_spring_damper(
-            forces, joints, [float(m.wrap_prm[w]) for w in wraps], stiffness, damping,
+            forces, *tendon_path(m, t, coordinates, joint_names, None), stiffness, damping,
             np.array(m.tendon_lengthspring[t], dtype=float), name)]
     stops = {}
     if joint_limits:
@@ -159,10 +161,8 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
     """One warning per MuJoCo passive attribute that has no jaxbody force here, naming its joints/tendons/bodies
     (none for what the file's ``<option><flag>`` s disable)."""
     dof_joint = lambda values: {joint_names[m.dof_jntid[d]] for d in np.flatnonzero(np.asarray(values))}  # noqa: E731
-    tendons = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
+    tendons = tendon_names(mujoco, m)
     by_tendon = lambda values: {tendons[t] for t in np.flatnonzero(np.asarray(values))}  # noqa: E731
-    spatial = [any(m.wrap_type[w] != _WRAP_JOINT for w in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]))
-               for t in range(m.ntendon)]
     source = "MJCF"  # warnings point at the caller of load_mjcf: 4 frames above warn_unmodelled
     if friction == "ignore":
         warn_unmodelled(source, "joint frictionloss", dof_joint(m.dof_frictionloss))
@@ -181,6 +181,6 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
                     by_tendon(np.any(m.tendon_stiffnesspoly != 0, axis=1) | np.any(m.tendon_dampingpoly != 0, axis=1)))
     warn_unmodelled(source, "tendon springyield (plasticity)", by_tendon(m.tendon_springyield))
     warn_unmodelled(source, "stiffness and damping of spatial tendons", by_tendon(
-        [spatial[t] and (m.tendon_stiffness[t] != 0 or m.tendon_damping[t] != 0) for t in range(m.ntendon)]))
+        [not _fixed(m, t) and (m.tendon_stiffness[t] != 0 or m.tendon_damping[t] != 0) for t in range(m.ntendon)]))
     body_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in range(m.nbody)]
     warn_unmodelled(source, "body gravcomp", {body_names[b] for b in np.flatnonzero(m.body_gravcomp)})

@@ -285,12 +285,13 @@ def load_osim(path, strict_inertia: bool = False) -> ImportedOsim:
     if prescribed:
         warnings.warn(f"load_osim({doc.source}): coordinates {prescribed} are prescribed in OpenSim; jaxbody imports "
                       "them free (prescribe them with a jb.Motion)", stacklevel=2)
-    forces_by_name, disabled, skipped = add_forces(ForceContext(doc, frames, matter, forces, mobods, coordinates))
+    context = ForceContext(doc, frames, matter, forces, mobods, coordinates)
+    forces_by_name, disabled, skipped = add_forces(context)
     return ImportedOsim(
         name=doc.root.get("name", ""), system=system, matter=matter, forces=forces, gravity=gravity,
         bodies={p.split("/")[-1]: m for p, m in mobods.items()},
         coordinates={n: Coordinate(c.body, c.q_index, 1, 1) for n, c in coordinates.items()},
         coordinate_info=coordinates,
         constraints=constraints, visuals=visuals, skipped=skipped, forces_by_name=forces_by_name,
-        disabled_forces=disabled, paths=force_paths(doc, frames, mobods, coordinates),
+        disabled_forces=disabled, paths=force_paths(doc, frames, mobods, coordinates, context.paths),
     )

@@ -1,10 +1,7 @@
 """OpenSim contact: the ContactGeometrySet and the four contact forces, as OpenSim 4.6 builds them in Simbody.
 
-Geometry (``read_contact_geometry``): ContactHalfSpace, ContactSphere (``radius``), ContactEllipsoid
-(``radii``), ContactMesh (``filename``), each fixed on ``socket_frame`` at ``location`` with ``orientation``
-(body-fixed X-Y-Z, rad; OpenSim 3.x: ``body_name``): its pose in the base body is ``X_BF X_FP`` (OpenSim's
-findTransformInBaseFrame times the geometry's own transform). A half-space is Simbody's: material at x > 0 of
-that frame, outward normal -x.
+Geometry: the ContactGeometrySet as jaxbody.io.osim_contact_geometry reads it (``ForceContext.contact_geometry``,
+read once per import). A half-space is Simbody's: material at x > 0 of its frame, outward normal -x.
 
 Forces (``BUILDERS``, entries of jaxbody.io.osim_forces' ForceSet table; checked against OpenSim 4.6's body
 forces and potential energy in tests/io/test_io_contact_osim.py):
@@ -36,7 +33,6 @@ raises InvalidArgument naming the element and its line.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 
@@ -48,73 +44,27 @@ from jaxbody._api.exponential_spring_force import ExponentialSpringForce, Expone
 from jaxbody._math.spatial import Transform
 from jaxbody.io.osim_force_context import Unsupported
 from jaxbody.io.osim_frames import rotation_xyz
-from jaxbody.io.osim_xml import element_error, numbers, objects, text
-
-#: geometry tag -> the property holding its size
-GEOMETRY_SIZES = {"ContactHalfSpace": None, "ContactSphere": "radius", "ContactEllipsoid": "radii",
-                  "ContactMesh": "filename"}
-_SET = "/contactgeometryset/"
+from jaxbody.io.osim_contact_geometry import ContactGeometryRecord, geometry_record
+from jaxbody.io.osim_xml import element_error, numbers, text
 
 
-@dataclasses.dataclass(frozen=True)
-class ContactGeometryRecord:
-    """One ContactGeometry: ``name``, ``kind`` (its tag), ``base`` (the base body's path, ``/ground`` or
-    ``/bodyset/<body>``), ``R`` (3, 3), ``p`` (3,) its frame in the base body (m), ``size`` (radius (1,),
-    radii (3,) or None), ``mesh_file`` (ContactMesh, as written), ``line`` (its line in the file)."""
-
-    name: str
-    kind: str
-    base: str
-    R: np.ndarray
-    p: np.ndarray
-    size: np.ndarray | None
-    mesh_file: str | None
-    line: int
+#: a ContactParameters' material properties, in Simbody's order (0 when absent)
+MATERIAL = ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")
 
 
-def read_contact_geometry(doc, frames) -> dict[str, ContactGeometryRecord]:
-    """Every geometry of the model's ContactGeometrySet by name (see the module docstring)."""
-    out = {}
-    for element in objects(doc, "ContactGeometrySet"):
-        name, kind = element.get("name"), element.tag
-        owner = f"{kind} {name!r}"
-        if kind not in GEOMETRY_SIZES:
-            raise element_error(doc, element, owner, f"unknown contact geometry type (jaxbody reads "
-                                f"{', '.join(GEOMETRY_SIZES)})")
-        socket = text(doc, element, "socket_frame", owner, default="")
-        if not socket:  # OpenSim 3.x: <body_name>
-            body = text(doc, element, "body_name", owner)
-            socket = "/ground" if body == "ground" else f"/bodyset/{body}"
-        frame = frames.in_base(frames.resolve(f"{_SET}{name}", socket, element, owner), owner)
-        R_FP = rotation_xyz(numbers(doc, element, "orientation", owner, 3, default=[0, 0, 0]))
-        p_FP = np.asarray(numbers(doc, element, "location", owner, 3, default=[0, 0, 0]))
-        size_field = GEOMETRY_SIZES[kind]
-        size = mesh = None
-        if kind == "ContactMesh":
-            mesh = text(doc, element, "filename", owner)
-        elif size_field is not None:
-            size = np.asarray(numbers(doc, element, size_field, owner, 1 if kind == "ContactSphere" else 3))
-            if np.any(size <= 0):
-                raise element_error(doc, element, owner, f"{size_field} must be positive, got {size.tolist()}")
-        out[name] = ContactGeometryRecord(name, kind, frame.base, frame.R @ R_FP, frame.p + frame.R @ p_FP,
-                                          size, mesh, doc.line(element))
-    return out
-
-
-def _geometry(doc, element, owner, geometry, reference) -> ContactGeometryRecord:
-    name = reference[len(_SET):] if reference.startswith(_SET) else reference.split("/")[-1]
-    if name not in geometry:
-        raise element_error(doc, element, owner, f"contact geometry {reference!r} is not in the ContactGeometrySet")
-    return geometry[name]
+def _members(doc, element, owner, geometry) -> list:
+    """[(geometry record, its material values in MATERIAL order)] over the force's ContactParameters entries
+    (``<HuntCrossleyForce::ContactParameters>`` or ``<ElasticFoundationForce::ContactParameters>``)."""
+    members = []
+    for params in element.iter(f"{element.tag}::ContactParameters"):
+        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in MATERIAL]
+        members += [(geometry_record(doc, params, owner, geometry, reference), values)
+                    for reference in text(doc, params, "geometry", owner, default="").split()]
+    return members
 
 
 def _hunt_crossley(doc, element, owner, geometry, forces, mobods):
-    members = []  # (geometry record, Simbody's body parameters)
-    for params in element.iter("HuntCrossleyForce::ContactParameters"):
-        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in
-                  ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")]
-        members += [(_geometry(doc, params, owner, geometry, reference), values)
-                    for reference in text(doc, params, "geometry", owner, default="").split()]
+    members = _members(doc, element, owner, geometry)
     kinds = lambda a, b: {a.kind, b.kind}  # noqa: E731
     pairs = [(a, b) for i, (a, _) in enumerate(members) for b, _ in members[i + 1:] if a.base != b.base]
     unevaluated = sorted(f"{a.name}/{b.name}" for a, b in pairs
@@ -135,8 +85,8 @@ def _hunt_crossley(doc, element, owner, geometry, forces, mobods):
 
 
 def _sphere_and_half_space(doc, element, owner, geometry):
-    sphere = _geometry(doc, element, owner, geometry, text(doc, element, "socket_sphere", owner))
-    half_space = _geometry(doc, element, owner, geometry, text(doc, element, "socket_half_space", owner))
+    sphere = geometry_record(doc, element, owner, geometry, text(doc, element, "socket_sphere", owner))
+    half_space = geometry_record(doc, element, owner, geometry, text(doc, element, "socket_half_space", owner))
     if sphere.kind != "ContactSphere" or half_space.kind != "ContactHalfSpace":
         raise element_error(doc, element, owner, f"socket_sphere must name a ContactSphere and socket_half_space a "
                             f"ContactHalfSpace, got {sphere.kind} {sphere.name!r} and {half_space.kind} "
@@ -183,8 +133,7 @@ def _exponential(doc, element, owner, geometry, forces, mobods, frames):
 def _builder(build):
     """A ForceSet-table builder (jaxbody.io.osim_forces: ``builder(context, element) -> handle``) of ``build``."""
     def builder(context, element):
-        owner = f"{element.tag} {element.get('name')!r}"
-        geometry = read_contact_geometry(context.doc, context.frames)
+        owner, geometry = context.owner(element), context.contact_geometry
         extra = (context.frames,) if element.tag == "ExponentialContactForce" else ()
         return build(context.doc, element, owner, geometry, context.forces, context.mobods, *extra)
     return builder
@@ -200,12 +149,7 @@ def _mesh_file(doc, g: ContactGeometryRecord) -> str:
 
 
 def _elastic_foundation(doc, element, owner, geometry, forces, mobods):
-    members = []
-    for params in element.iter("ElasticFoundationForce::ContactParameters"):
-        values = [numbers(doc, params, f, owner, 1, default=[0.0])[0] for f in
-                  ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")]
-        members += [(_geometry(doc, params, owner, geometry, reference), values)
-                    for reference in text(doc, params, "geometry", owner, default="").split()]
+    members = _members(doc, element, owner, geometry)
     if not any(g.kind == "ContactMesh" for g, _ in members):
         raise Unsupported("no ContactMesh")
     ellipsoids = sorted(g.name for g, _ in members if g.kind == "ContactEllipsoid")
@@ -215,8 +159,7 @@ def _elastic_foundation(doc, element, owner, geometry, forces, mobods):
     handle = ElasticFoundationForce(forces, numbers(doc, element, "transition_velocity", owner, 1, default=[0.01])[0])
     for g, values in members:
         if g.kind == "ContactMesh":
-            handle.add_mesh_file(mobods[g.base], _mesh_file(doc, g), Transform(g.R, g.p), **dict(zip(
-                ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction"), values)))
+            handle.add_mesh_file(mobods[g.base], _mesh_file(doc, g), Transform(g.R, g.p), **dict(zip(MATERIAL, values)))
         elif g.kind == "ContactSphere":
             handle.add_sphere(mobods[g.base], float(g.size[0]), g.p)
         elif g.kind == "ContactHalfSpace":

@@ -11,11 +11,16 @@ model raises ``Unsupported(reason)``; the element is then listed in ``skipped`` 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from jaxbody._api.mobilized_body import MobilizedBody
 from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
+from jaxbody._dynamics.paths.geometry_path import GeometryPath
+from jaxbody.io.osim_contact_geometry import read_contact_geometry
 from jaxbody.io.osim_frames import GROUND, FrameInBase, FrameRegistry
 from jaxbody.io.osim_joints import CoordinateInfo
+from jaxbody.io.osim_paths import build_geometry_path
+from jaxbody.io.osim_wraps import UnsupportedWrap
 from jaxbody.io.osim_xml import OsimDocument, element_error, text
 
 
@@ -27,7 +32,7 @@ class Unsupported(Exception):
 class ForceContext:
     """The model a ForceSet builder adds to: ``doc``, ``frames``, ``matter``, ``forces`` (the
     GeneralForceSubsystem), ``mobods`` (frame path ``/bodyset/<name>`` or ``/ground`` -> MobilizedBody) and
-    ``coordinates`` (name -> CoordinateInfo)."""
+    ``coordinates`` (name -> CoordinateInfo); ``paths`` (force name -> GeometryPath) holds the paths built so far."""
 
     doc: OsimDocument
     frames: FrameRegistry
@@ -35,6 +40,12 @@ class ForceContext:
     forces: GeneralForceSubsystem
     mobods: dict
     coordinates: dict
+    paths: dict = dataclasses.field(default_factory=dict)
+
+    @functools.cached_property
+    def contact_geometry(self) -> dict:
+        """The ContactGeometrySet (name -> ContactGeometryRecord, jaxbody.io.osim_contact_geometry), read once."""
+        return read_contact_geometry(self.doc, self.frames)
 
     @staticmethod
     def owner(element) -> str:
@@ -74,3 +85,15 @@ class ForceContext:
                                    element, owner)
         base = self.frames.in_base(path, owner)
         return self.mobods[base.base], base
+
+    def geometry_path(self, element, path_element) -> GeometryPath:
+        """The GeometryPath ``path_element`` of the force ``element`` (jaxbody.io.osim_paths), built once and kept
+        in ``paths``; Unsupported (with the reason) for a wrap object type jaxbody does not compute."""
+        name = element.get("name")
+        if name not in self.paths:
+            try:
+                self.paths[name] = build_geometry_path(self.doc, self.frames, self.mobods, self.coordinates,
+                                                       path_element, self.owner(element), f"/forceset/{name}")
+            except UnsupportedWrap as e:
+                raise Unsupported(e.reason) from None
+        return self.paths[name]

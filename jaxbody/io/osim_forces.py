@@ -18,7 +18,7 @@ import warnings
 from jaxbody.errors import InvalidArgument
 from jaxbody.io import osim_actuators, osim_contact, osim_muscles, osim_path_forces
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
-from jaxbody.io.osim_xml import flag, objects
+from jaxbody.io.osim_xml import ElementError, flag, objects
 
 #: OpenSim ForceSet tag -> builder(context, element) -> ForceHandle.
 FORCE_BUILDERS = {
@@ -50,7 +50,9 @@ def add_forces(context: ForceContext) -> tuple[dict, list, list]:
             continue
         try:
             handle = builder(context, element)
-        except InvalidArgument as e:  # name the file and line too
+        except ElementError:  # already names the file, line and element
+            raise
+        except InvalidArgument as e:  # from a force constructor: name the file and line too
             raise context.error(element, str(e)) from None
         except Unsupported as e:
             skipped.append(f"{element.tag} {name}")

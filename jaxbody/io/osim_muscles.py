@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from jaxbody._api.force import Force
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
-from jaxbody.io.osim_paths import build_geometry_path
-from jaxbody.io.osim_wraps import UnsupportedWrap
 from jaxbody.io.osim_xml import flag, numbers, text
 
 #: Thelen2003Muscle's jaxbody parameter -> its OpenSim property names (4.x first, then older ones).
@@ -74,16 +72,10 @@ def _given(context: ForceContext, element, fields: dict) -> dict:
 
 def _muscle_basics(context: ForceContext, element):
     """(name, path, max_isometric_force, optimal_fiber_length, tendon_slack_length, pennation_angle_at_optimal)."""
-    name, owner = element.get("name"), context.owner(element)
     path_element = element.find("GeometryPath")
     if path_element is None:
         raise context.error(element, "missing <GeometryPath>")
-    try:
-        path = build_geometry_path(context.doc, context.frames, context.mobods, context.coordinates, path_element,
-                                   owner, f"/forceset/{name}")
-    except UnsupportedWrap as e:
-        raise Unsupported(str(e).split(": ")[-1]) from None
-    return (name, path, _value(context, element, ("max_isometric_force",), 1000.0),
+    return (element.get("name"), context.geometry_path(element, path_element), _value(context, element, ("max_isometric_force",), 1000.0),
             _value(context, element, ("optimal_fiber_length",), 0.1), _value(context, element, ("tendon_slack_length",), 0.2),
             _value(context, element, ("pennation_angle_at_optimal", "pennation_angle"), 0.0))
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 from jaxbody._api.force import Force
 from jaxbody.io.osim_force_context import ForceContext, Unsupported
 from jaxbody.io.osim_muscles import spline_knots
-from jaxbody.io.osim_paths import build_geometry_path
-from jaxbody.io.osim_wraps import UnsupportedWrap
 from jaxbody.io.osim_xml import numbers
 
 
@@ -33,11 +31,7 @@ def _path(context: ForceContext, element):
         if other:  # e.g. a FunctionBasedPath
             raise Unsupported(f"<{other[0]}> paths are not imported (only GeometryPath)")
         raise context.error(element, "missing <GeometryPath>")
-    try:
-        return build_geometry_path(context.doc, context.frames, context.mobods, context.coordinates, path_element,
-                                   context.owner(element), f"/forceset/{element.get('name')}")
-    except UnsupportedWrap as e:
-        raise Unsupported(str(e).split(": ")[-1]) from None
+    return context.geometry_path(element, path_element)
 
 
 def _number(context: ForceContext, element, field: str, default: float | None) -> float:

@@ -87,19 +87,21 @@ def build_path_points(doc: OsimDocument, frames, bodies, coordinates, element, o
         moving_range=jnp.asarray(moving_range))
 
 
-def force_paths(doc: OsimDocument, frames, bodies, coordinates) -> dict:
-    """``{force name: GeometryPath}`` for every force of the ForceSet that has a ``<GeometryPath>``; a path over a
-    wrap object type jaxbody does not compute yet is left out, named in one warning."""
+def force_paths(doc: OsimDocument, frames, bodies, coordinates, built: dict) -> dict:
+    """``{force name: GeometryPath}`` for every force of the ForceSet that has a ``<GeometryPath>``, in file order:
+    those in ``built`` (force name -> path, as the force builders made them) taken from it, the others built; a
+    path over a wrap object type jaxbody does not compute yet is left out, named in one warning."""
     out, left_out = {}, []
     for force in objects(doc, "ForceSet"):
-        element = force.find("GeometryPath")
-        if element is not None:
-            name = force.get("name")
+        element, name = force.find("GeometryPath"), force.get("name")
+        if element is not None and name in built:
+            out[name] = built[name]
+        elif element is not None:
             try:
                 out[name] = build_geometry_path(doc, frames, bodies, coordinates, element, f"{force.tag} {name!r}",
                                                 f"/forceset/{name}")
             except UnsupportedWrap as e:
-                left_out.append(f"{name} ({str(e).split(': ')[-1]})")
+                left_out.append(f"{name} ({e.reason})")
     if left_out:
         warnings.warn(f"load_osim({doc.source}): {len(left_out)} path(s) not built: {'; '.join(left_out)}", stacklevel=3)
     return out

@@ -24,7 +24,12 @@ KNOWN = SUPPORTED + ("WrapEllipsoid", "WrapTorus")
 
 
 class UnsupportedWrap(InvalidArgument):
-    """A path wraps over an object type jaxbody does not compute yet (WrapEllipsoid, WrapTorus)."""
+    """A path wraps over an object type jaxbody does not compute yet (WrapEllipsoid, WrapTorus); the message names
+    the file, line and wrap object, ``reason`` says what is missing."""
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(f"{where}: {reason}")
+        self.reason = reason
 
 
 def wrap_elements(doc: OsimDocument) -> dict:
@@ -42,8 +47,8 @@ def build_wrap_object(doc: OsimDocument, bodies, body_path: str, element):
     """The wrap object of ``element`` on the body at ``body_path`` (UnsupportedWrap for other types)."""
     owner = f"{element.tag} {element.get('name')!r}"
     if element.tag not in SUPPORTED:
-        raise UnsupportedWrap(f"{doc.source}: line {doc.line(element)}: {owner}: jaxbody computes {', '.join(SUPPORTED)} "
-                              f"wraps, not {element.tag}")
+        raise UnsupportedWrap(f"{doc.source}: line {doc.line(element)}: {owner}",
+                              f"jaxbody computes {', '.join(SUPPORTED)} wraps, not {element.tag}")
     quadrant = text(doc, element, "quadrant", owner, default="all").strip()
     if quadrant.lower() not in {k.lower() for k in QUADRANTS} and quadrant != "Unassigned":
         raise element_error(doc, element, owner, f"unknown quadrant {quadrant!r} (OpenSim: all, x, -x, y, -y, z, -z)")

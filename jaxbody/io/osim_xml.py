@@ -83,9 +83,14 @@ def read_document(path_or_string) -> OsimDocument:
     return OsimDocument(model, source, lines, int(raw_version))
 
 
-def element_error(doc: OsimDocument, element, owner: str, message: str) -> InvalidArgument:
-    """An InvalidArgument naming the file, ``element``'s line and tag, and ``owner``."""
-    return InvalidArgument(f"{doc.source}: line {doc.line(element)}: <{element.tag}> of {owner}: {message}")
+class ElementError(InvalidArgument):
+    """An InvalidArgument that already names the file, the line, the element and its owner (``element_error``
+    makes them); a caller that locates errors lets these pass unchanged."""
+
+
+def element_error(doc: OsimDocument, element, owner: str, message: str) -> ElementError:
+    """An ElementError naming the file, ``element``'s line and tag, and ``owner``."""
+    return ElementError(f"{doc.source}: line {doc.line(element)}: <{element.tag}> of {owner}: {message}")
 
 
 def text(doc: OsimDocument, element, field: str, owner: str, default=None) -> str:

@@ -21,7 +21,8 @@ PALETTE_SAMPLES = 8  # frames the GIF palette is made from
 TITLE_POINTS = 11
 
 
-def _mp4_writer(path, fps):
+def _mp4_imageio(path):
+    """imageio.v2, with imageio-ffmpeg present, for writing the MP4 ``path``; ImportError saying what to install."""
     try:
         import imageio.v2 as imageio
         import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary imageio needs for MP4)
@@ -30,7 +31,11 @@ def _mp4_writer(path, fps):
             f"writing {path} needs imageio and imageio-ffmpeg: pip install 'jaxbody[viz]' (or write a .gif, "
             f"which needs only Pillow): {e}"
         ) from None
-    return imageio.get_writer(str(path), fps=fps, codec="libx264", quality=7)
+    return imageio
+
+
+def _mp4_writer(path, fps):
+    return _mp4_imageio(path).get_writer(str(path), fps=fps, codec="libx264", quality=7)
 
 
 @contextlib.contextmanager
@@ -51,12 +56,15 @@ def _spawn_without_fork_hooks():
 
 
 def check_animation_path(path) -> pathlib.Path:
-    """``path`` as a Path if it ends in one of FORMATS and its folder exists; else InvalidArgument."""
+    """``path`` as a Path if it ends in one of FORMATS and its folder exists (else InvalidArgument), and for an
+    MP4 if imageio and imageio-ffmpeg are installed (else ImportError): checked before any frame is drawn."""
     path = pathlib.Path(path)
     if path.suffix.lower() not in FORMATS:
         raise InvalidArgument(f"animation {path}: the extension must be one of {FORMATS}")
     if not path.parent.is_dir():
         raise InvalidArgument(f"animation {path}: the folder {path.parent} does not exist")
+    if path.suffix.lower() == ".mp4":
+        _mp4_imageio(path)
     return path
 
 

@@ -181,3 +181,23 @@ def test_bad_documents(tmp_path):
             load_osim(GOOD.replace("Version=\"40600\"", f"Version=\"{version}\""))
     with pytest.raises(jb.InvalidArgument, match="line 2: <OpenSimDocument> Version '4.0' is not a number"):
         load_osim(GOOD.replace("Version=\"40600\"", "Version=\"4.0\""))
+
+
+def test_force_errors_name_the_file_and_line_once():
+    """A builder's own error (already located) passes unchanged; a force constructor's error gets located once."""
+    path = ("<GeometryPath><PathPointSet><objects>" + "".join(
+        f"<PathPoint name=\"{n}\"><socket_parent_frame>/bodyset/{b}</socket_parent_frame><location>0 0 0</location>"
+        "</PathPoint>" for n, b in (("a", "thigh"), ("b", "shank"))) + "</objects></PathPointSet></GeometryPath>")
+    for force, message in [
+            ("<CoordinateActuator name=\"a\"><coordinate>nope</coordinate></CoordinateActuator>",
+             "<CoordinateActuator> of CoordinateActuator 'a': unknown coordinate 'nope'"),
+            ("<CoordinateActuator name=\"a\"><coordinate>knee</coordinate><optimal_force>x</optimal_force>"
+             "</CoordinateActuator>", "<optimal_force> of CoordinateActuator 'a': expected numbers, got 'x'"),
+            (f"<Thelen2003Muscle name=\"m\"><max_isometric_force>-5</max_isometric_force>{path}</Thelen2003Muscle>",
+             "<Thelen2003Muscle> of Thelen2003Muscle 'm': muscle 'm': max_isometric_force must be positive")]:
+        text = bad("<ClutchedPathSpring name=\"clutch\"/>", force)
+        with pytest.raises(jb.InvalidArgument) as raised:
+            load_osim(text)
+        line = line_of(text, "<ForceSet")
+        assert str(raised.value).startswith(f"<string>: line {line}: {message}"), str(raised.value)
+        assert str(raised.value).count("line ") == 1, str(raised.value)
