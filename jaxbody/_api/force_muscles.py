@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from jaxbody._api.force_handles import ForceHandle
 from jaxbody._api.force_path import check_path
-from jaxbody._api.muscle_equilibrium import thelen2003_equilibrium_z
+from jaxbody._api.muscle_equilibrium import has_equilibrium, muscle_equilibrium_z
 from jaxbody._api.muscle_parameters import (
     check_default,
     degroote2016_parameters,
@@ -26,6 +26,7 @@ from jaxbody._api.muscle_parameters import (
 from jaxbody._api.path_moment_arms import compute_moment_arm
 from jaxbody._api.spline_parameters import rigid_tendon_parameters
 from jaxbody._dynamics.muscles.degroote2016 import DeGrooteFregly2016Muscle
+from jaxbody._dynamics.muscles.degroote2016_equilibrium import degroote2016_equilibrium_residual
 from jaxbody._dynamics.muscles.info import MuscleInfo
 from jaxbody._dynamics.muscles.millard2012 import Millard2012EquilibriumMuscle
 from jaxbody._dynamics.muscles.rigid_tendon import RigidTendonMuscle
@@ -39,9 +40,9 @@ from jaxbody.errors import InvalidArgument
 class MuscleHandle(ForceHandle):
     """A muscle: ``state_names`` (its State.z entries in order), getters of its path and mechanics, setters."""
 
-    def __init__(self, forces, build, name: str, state_names: tuple[str, ...]):
+    def __init__(self, forces, build, name: str, state_names: tuple[str, ...], controls: tuple[str, ...] = ()):
         self.state_names = tuple(state_names)
-        super().__init__(forces, build, name, num_z=len(state_names), controls=(name,))
+        super().__init__(forces, build, name, num_z=len(state_names), controls=tuple(controls) or (name,))
 
     def _set_leaf_path(self, model, fields: tuple[str, ...], value):
         """A new Model with this muscle's leaf ``element.<fields...>`` (e.g. ("parameters", "max_isometric_force"))
@@ -87,11 +88,21 @@ class MuscleHandle(ForceHandle):
         return self.set_state_variable(state, "normalized_tendon_force", value)
 
     def set_excitation(self, state: State, excitation) -> State:
-        """This muscle's control (OpenSim's excitation)."""
-        return self.set_controls(state, jnp.reshape(jnp.asarray(excitation), (1,)))
+        """This muscle's (first) control (OpenSim's excitation)."""
+        self._check(state, "set_excitation")
+        return state.set_controls(state.controls.at[self.control_slice.start].set(jnp.reshape(jnp.asarray(excitation), ())))
 
     def get_excitation(self, state: State):
         return self.get_controls(state)[0]
+
+    def set_normalized_tendon_force_derivative(self, state: State, value) -> State:
+        """DeGrooteFregly2016Muscle in implicit tendon mode: its implicitderiv_normalized_tendon_force input (1/s),
+        its second control."""
+        if self.num_controls != 2:
+            raise InvalidArgument(f"muscle {self.name!r} has no implicitderiv_normalized_tendon_force (only a "
+                                  "DeGrooteFregly2016Muscle with implicit tendon compliance dynamics has)")
+        self._check(state, "set_normalized_tendon_force_derivative")
+        return state.set_controls(state.controls.at[self.control_slice.start + 1].set(value))
 
     # ----- path ------------------------------------------------------------------------------------------------
     def _realized(self, state: State, model, what: str, stage=Stage.Velocity):
@@ -147,14 +158,29 @@ class MuscleHandle(ForceHandle):
         """Tension (N) the muscle applies along its path."""
         return self.get_muscle_info(state, model).tendon_force
 
+    def get_equilibrium_residual(self, state: State, model):
+        """DeGrooteFregly2016Muscle's getEquilibriumResidual (normalized force): the tendon force minus the fiber
+        force along the tendon with the fiber velocity from the normalized tendon force's derivative (the implicit
+        input, or the explicit model's derivative); 0 with a rigid tendon. Needs Velocity."""
+        element = self._realized(state, model, "get_equilibrium_residual")
+        if not isinstance(element, DeGrooteFregly2016Muscle):
+            raise InvalidArgument(f"muscle {self.name!r}: get_equilibrium_residual is DeGrooteFregly2016Muscle's, "
+                                  f"not {type(element).__name__}'s")
+        if element.ignore_tendon_compliance:
+            return jnp.zeros((), state.q.dtype)
+        z = state.z[self.z_slice]
+        info = element.calc_info_at(model, state, z)
+        return degroote2016_equilibrium_residual(
+            element.parameters, element.path.calc_length(model, state), element.path.calc_lengthening_speed(model, state),
+            info.activation, z[-1], info.fiber_length_dot)
+
     def compute_equilibrium(self, state: State, model) -> State:
-        """A new State with this muscle's fiber state at equilibrium (OpenSim's computeInitialFiberEquilibrium)
-        for its current activation, path length and speed; needs Velocity. Thelen2003Muscle only for now."""
+        """A new State with this muscle's fiber state at equilibrium (OpenSim's computeInitialFiberEquilibrium;
+        jaxbody._api.muscle_equilibrium) for its current activation, path length and speed; needs Velocity."""
         element = self._realized(state, model, "compute_equilibrium")
-        if not isinstance(element, Thelen2003Muscle):
-            raise InvalidArgument(f"muscle {self.name!r}: compute_equilibrium is implemented for Thelen2003Muscle "
-                                  f"only, not {type(element).__name__}")
-        z = thelen2003_equilibrium_z(element, model, state, state.z[self.z_slice])
+        if not has_equilibrium(element):
+            raise InvalidArgument(f"muscle {self.name!r}: no equilibrium is implemented for {type(element).__name__}")
+        z = muscle_equilibrium_z(element, model, state, state.z[self.z_slice])
         return state.set_z(state.z.at[self.z_slice].set(z))
 
 
@@ -182,23 +208,30 @@ class MuscleForces:
     def DeGrooteFregly2016Muscle(forces, name: str, path, max_isometric_force, optimal_fiber_length,
                                  tendon_slack_length, pennation_angle_at_optimal=0.0, *, default_activation=0.5,
                                  default_normalized_tendon_force=0.5, ignore_tendon_compliance=False,
-                                 ignore_activation_dynamics=False, **properties) -> MuscleHandle:
-        """OpenSim DeGrooteFregly2016Muscle on ``path`` with "explicit" tendon dynamics (or a rigid tendon);
-        ``properties``: any other DeGrooteFregly2016Parameters field (OpenSim 4.6 defaults otherwise)."""
+                                 ignore_activation_dynamics=False, tendon_compliance_dynamics_mode="explicit",
+                                 **properties) -> MuscleHandle:
+        """OpenSim DeGrooteFregly2016Muscle on ``path`` with "explicit" or "implicit" tendon dynamics (or a rigid
+        tendon); ``properties``: any other DeGrooteFregly2016Parameters field (OpenSim 4.6 defaults otherwise).
+        In "implicit" mode (elastic tendon) its controls are (excitation, implicitderiv_normalized_tendon_force)."""
         path = check_path(forces, path, "muscle", name)
+        if tendon_compliance_dynamics_mode not in ("explicit", "implicit"):
+            raise InvalidArgument(f"muscle {name!r}: tendon_compliance_dynamics_mode must be 'explicit' or "
+                                  f"'implicit', got {tendon_compliance_dynamics_mode!r}")
         p = degroote2016_parameters(name, max_isometric_force=max_isometric_force,
                                     optimal_fiber_length=optimal_fiber_length, tendon_slack_length=tendon_slack_length,
                                     pennation_angle_at_optimal=pennation_angle_at_optimal, **properties)
-        template = DeGrooteFregly2016Muscle(path=path, parameters=p, default_state=jnp.zeros(0),
-                                            ignore_tendon_compliance=bool(ignore_tendon_compliance),
-                                            ignore_activation_dynamics=bool(ignore_activation_dynamics))
+        structure = dict(ignore_tendon_compliance=bool(ignore_tendon_compliance),
+                         ignore_activation_dynamics=bool(ignore_activation_dynamics),
+                         implicit_tendon_dynamics=tendon_compliance_dynamics_mode == "implicit")
+        template = DeGrooteFregly2016Muscle(path=path, parameters=p, default_state=jnp.zeros(0), **structure)
         defaults = {"activation": check_default(name, "default_activation", default_activation, 1e-300, 1.0),
                     "normalized_tendon_force": check_default(name, "default_normalized_tendon_force",
                                                              default_normalized_tendon_force, 0.0, 5.0)}
         z0 = jnp.asarray([defaults[v] for v in template.state_names])
-        return MuscleHandle(forces, lambda: DeGrooteFregly2016Muscle(
-            path=path, parameters=p, default_state=z0, ignore_tendon_compliance=bool(ignore_tendon_compliance),
-            ignore_activation_dynamics=bool(ignore_activation_dynamics)), name, template.state_names)
+        controls = (name, f"{name}/implicitderiv_normalized_tendon_force")[:template.num_controls()]
+        return MuscleHandle(forces, lambda: DeGrooteFregly2016Muscle(path=path, parameters=p, default_state=z0,
+                                                                     **structure),
+                            name, template.state_names, controls)
 
     @staticmethod
     def Millard2012EquilibriumMuscle(forces, name: str, path, max_isometric_force, optimal_fiber_length,

@@ -91,7 +91,8 @@ class ImportedOsim(CoordinateIndex):
     (defaults, range, clamped, locked, prescribed); constraints: name -> jb.Constraint; gravity: the
     UniformGravity force; visuals: [Visual]; skipped: "Type name" of every force/actuator/controller/probe not
     imported; forces_by_name: OpenSim force name -> its force handle (actuators' controls are named after them);
-    paths: force name -> GeometryPath of every force with a ``<GeometryPath>`` (jaxbody.io.osim_paths).
+    paths: force name -> path (a GeometryPath, jaxbody.io.osim_paths, or a FunctionBasedPath,
+    jaxbody.io.osim_function_paths) of every force with one.
     """
 
     name: str

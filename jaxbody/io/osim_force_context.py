@@ -18,6 +18,7 @@ from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
 from jaxbody._dynamics.paths.geometry_path import GeometryPath
 from jaxbody.io.osim_contact_geometry import read_contact_geometry
 from jaxbody.io.osim_frames import GROUND, FrameInBase, FrameRegistry
+from jaxbody.io.osim_function_paths import UnsupportedFunctionPath, build_function_based_path
 from jaxbody.io.osim_joints import CoordinateInfo
 from jaxbody.io.osim_paths import build_geometry_path
 from jaxbody.io.osim_wraps import UnsupportedWrap
@@ -32,7 +33,8 @@ class Unsupported(Exception):
 class ForceContext:
     """The model a ForceSet builder adds to: ``doc``, ``frames``, ``matter``, ``forces`` (the
     GeneralForceSubsystem), ``mobods`` (frame path ``/bodyset/<name>`` or ``/ground`` -> MobilizedBody) and
-    ``coordinates`` (name -> CoordinateInfo); ``paths`` (force name -> GeometryPath) holds the paths built so far."""
+    ``coordinates`` (name -> CoordinateInfo); ``paths`` (force name -> GeometryPath or FunctionBasedPath) holds
+    the paths built so far."""
 
     doc: OsimDocument
     frames: FrameRegistry
@@ -95,5 +97,27 @@ class ForceContext:
                 self.paths[name] = build_geometry_path(self.doc, self.frames, self.mobods, self.coordinates,
                                                        path_element, self.owner(element), f"/forceset/{name}")
             except UnsupportedWrap as e:
+                raise Unsupported(e.reason) from None
+        return self.paths[name]
+
+    def path(self, element):
+        """The path of the force ``element``: its ``<GeometryPath>`` (a direct child, or inside the 3.x ``<path>``)
+        or its ``<FunctionBasedPath>`` (jaxbody.io.osim_function_paths), built once and kept in ``paths``;
+        Unsupported (with the reason) for a path jaxbody does not compute."""
+        holder = element.find("path")
+        children = list(element) + ([] if holder is None else list(holder))
+        found = [c for c in children if c.tag in ("GeometryPath", "FunctionBasedPath")]
+        if not found:
+            other = [child.tag for child in element if child.get("name") == "path"]
+            if other:
+                raise Unsupported(f"<{other[0]}> paths are not imported (only GeometryPath and FunctionBasedPath)")
+            raise self.error(element, "missing <GeometryPath>")
+        if found[0].tag == "GeometryPath":
+            return self.geometry_path(element, found[0])
+        name = element.get("name")
+        if name not in self.paths:
+            try:
+                self.paths[name] = build_function_based_path(self.doc, self.coordinates, found[0], self.owner(element))
+            except UnsupportedFunctionPath as e:
                 raise Unsupported(e.reason) from None
         return self.paths[name]

@@ -1,5 +1,6 @@
 """OpenSim's muscles as jaxbody force elements: the ForceSet builders of jaxbody.io.osim_forces for this family
-(``BUILDERS``), each muscle's GeometryPath through jaxbody.io.osim_paths.build_geometry_path.
+(``BUILDERS``), each muscle's path through ``ForceContext.path`` (a GeometryPath, jaxbody.io.osim_paths, or a
+FunctionBasedPath, jaxbody.io.osim_function_paths).
 
 ==========================  ==============================================================================
 OpenSim                     jaxbody
@@ -7,8 +8,9 @@ OpenSim                     jaxbody
 Thelen2003Muscle            Force.Thelen2003Muscle: every property (FmaxTendonStrain, KshapeActive, ... in
                             snake_case), OpenSim 4.6 defaults for absent ones; default_activation 0.05 and
                             default_fiber_length 0.1 m unless given (as OpenSim)
-DeGrooteFregly2016Muscle    Force.DeGrooteFregly2016Muscle: "explicit" tendon dynamics or
-                            ignore_tendon_compliance; "implicit" mode is skipped (Unsupported)
+DeGrooteFregly2016Muscle    Force.DeGrooteFregly2016Muscle: "explicit" or "implicit" tendon dynamics
+                            (implicit: a second control, implicitderiv_normalized_tendon_force), or
+                            ignore_tendon_compliance
 Millard2012EquilibriumMuscle  Force.Millard2012EquilibriumMuscle: its four curve elements' properties
                             (fitted optional ones when absent), fiber_damping, ignore_tendon_compliance,
                             ignore_activation_dynamics; OpenSim's finalize-time curve adjustments
@@ -72,10 +74,7 @@ def _given(context: ForceContext, element, fields: dict) -> dict:
 
 def _muscle_basics(context: ForceContext, element):
     """(name, path, max_isometric_force, optimal_fiber_length, tendon_slack_length, pennation_angle_at_optimal)."""
-    path_element = element.find("GeometryPath")
-    if path_element is None:
-        raise context.error(element, "missing <GeometryPath>")
-    return (element.get("name"), context.geometry_path(element, path_element), _value(context, element, ("max_isometric_force",), 1000.0),
+    return (element.get("name"), context.path(element), _value(context, element, ("max_isometric_force",), 1000.0),
             _value(context, element, ("optimal_fiber_length",), 0.1), _value(context, element, ("tendon_slack_length",), 0.2),
             _value(context, element, ("pennation_angle_at_optimal", "pennation_angle"), 0.0))
 
@@ -101,8 +100,8 @@ def degroote2016_muscle(context: ForceContext, element):
     owner = context.owner(element)
     mode = text(context.doc, element, "tendon_compliance_dynamics_mode", owner, default="explicit")
     rigid = flag(context.doc, element, "ignore_tendon_compliance", owner, False)
-    if mode != "explicit" and not rigid:
-        raise Unsupported(f"tendon_compliance_dynamics_mode {mode!r} (only 'explicit' is modelled)")
+    if mode not in ("explicit", "implicit"):
+        raise context.error(element, f"tendon_compliance_dynamics_mode must be 'explicit' or 'implicit', got {mode!r}")
     if flag(context.doc, element, "ignore_passive_fiber_force", owner, False):
         raise Unsupported("ignore_passive_fiber_force true is not modelled")
     name, path, f_iso, l_opt, l_slack, phi = _muscle_basics(context, element)
@@ -112,7 +111,7 @@ def degroote2016_muscle(context: ForceContext, element):
         default_normalized_tendon_force=_value(context, element, ("default_normalized_tendon_force",), 0.5),
         ignore_tendon_compliance=rigid,
         ignore_activation_dynamics=flag(context.doc, element, "ignore_activation_dynamics", owner, False),
-        **_given(context, element, {f: (f,) for f in DEGROOTE_FIELDS}))
+        tendon_compliance_dynamics_mode=mode, **_given(context, element, {f: (f,) for f in DEGROOTE_FIELDS}))
 
 
 MILLARD_SCALARS = ("max_contraction_velocity", "activation_time_constant", "deactivation_time_constant",

@@ -10,28 +10,21 @@ PathSpring    Force.PathSpring: resting_length, stiffness, dissipation (OpenSim'
 PathActuator  Force.PathActuator: optimal_force (1 when absent); its control is named after it
 ============  ====================================================================================
 
-A path over a wrap object jaxbody does not compute, or a path other than a GeometryPath (FunctionBasedPath), is
-skipped (Unsupported) with a warning naming the force.
+Each force's path is a GeometryPath or a FunctionBasedPath (``ForceContext.path``). A path over a wrap object
+jaxbody does not compute, or a FunctionBasedPath with moment-arm or speed functions, is skipped (Unsupported)
+with a warning naming the force.
 """
 
 from __future__ import annotations
 
 from jaxbody._api.force import Force
-from jaxbody.io.osim_force_context import ForceContext, Unsupported
+from jaxbody.io.osim_force_context import ForceContext
 from jaxbody.io.osim_muscles import spline_knots
 from jaxbody.io.osim_xml import numbers
 
 
 def _path(context: ForceContext, element):
-    path_element = context.field(element, "GeometryPath", "path")
-    if path_element is not None and path_element.tag == "path":  # 4.x: <path><GeometryPath>
-        path_element = path_element.find("GeometryPath")
-    if path_element is None:
-        other = [child.tag for child in element if child.get("name") == "path"]
-        if other:  # e.g. a FunctionBasedPath
-            raise Unsupported(f"<{other[0]}> paths are not imported (only GeometryPath)")
-        raise context.error(element, "missing <GeometryPath>")
-    return context.geometry_path(element, path_element)
+    return context.path(element)
 
 
 def _number(context: ForceContext, element, field: str, default: float | None) -> float:

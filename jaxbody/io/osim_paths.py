@@ -88,13 +88,14 @@ def build_path_points(doc: OsimDocument, frames, bodies, coordinates, element, o
 
 
 def force_paths(doc: OsimDocument, frames, bodies, coordinates, built: dict) -> dict:
-    """``{force name: GeometryPath}`` for every force of the ForceSet that has a ``<GeometryPath>``, in file order:
-    those in ``built`` (force name -> path, as the force builders made them) taken from it, the others built; a
+    """``{force name: path}`` for every force of the ForceSet that has a ``<GeometryPath>`` or whose builder made a
+    path, in file order: those in ``built`` (force name -> path, as the force builders made them) taken from it,
+    the others' GeometryPaths built; a
     path over a wrap object type jaxbody does not compute yet is left out, named in one warning."""
     out, left_out = {}, []
     for force in objects(doc, "ForceSet"):
         element, name = force.find("GeometryPath"), force.get("name")
-        if element is not None and name in built:
+        if name in built:  # a GeometryPath or FunctionBasedPath its force's builder made
             out[name] = built[name]
         elif element is not None:
             try:

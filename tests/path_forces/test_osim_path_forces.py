@@ -170,12 +170,13 @@ def test_bad_input_is_named(tmp_path):
         jb.Force.Ligament(forces, "x", None, 0.1, 10.0)
 
 
-def test_function_based_path_is_skipped_with_a_warning(tmp_path):
+def test_function_based_path_without_coordinates_raises(tmp_path):
+    """An empty FunctionBasedPath (OpenSim refuses it: no coordinate, no length function) raises naming the
+    force; FunctionBasedPaths themselves: tests/muscles/test_function_path_import.py."""
     text = MODEL_FILE.read_text()
     start = text.index('<GeometryPath name="path">', text.index('<PathActuator name="path_actuator">'))
     end = text.index("</GeometryPath>", start) + len("</GeometryPath>")
     edited = tmp_path / "function_based.osim"
     edited.write_text(text[:start] + '<FunctionBasedPath name="path"/>' + text[end:])
-    with pytest.warns(UserWarning, match=r"PathActuator path_actuator \(<FunctionBasedPath> paths are not imported"):
-        imp = load_osim(edited)
-    assert "PathActuator path_actuator" in imp.skipped
+    with pytest.raises(InvalidArgument, match=r"PathActuator 'path_actuator'.*needs at least one coordinate"):
+        load_osim(edited)

@@ -50,6 +50,13 @@ def tendon_force_length_inverse(fse, tendon_strain_at_one_norm_force):
     return jnp.log((fse + C3) / C1) / tendon_stiffness_parameter(tendon_strain_at_one_norm_force) + C2
 
 
+def tendon_length_rate(normalized_tendon_force_dot, tl_n, tendon_strain_at_one_norm_force):
+    """d(tl_n)/dt (1/s) at normalized tendon length tl_n from d(fse)/dt = fse'(tl_n) d(tl_n)/dt (OpenSim's
+    calcTendonForceLengthInverseCurveDerivative)."""
+    k_t = tendon_stiffness_parameter(tendon_strain_at_one_norm_force)
+    return normalized_tendon_force_dot / (C1 * k_t * jnp.exp(k_t * (tl_n - C2)))
+
+
 def force_velocity(v_n):
     """fv (1) at normalized fiber velocity v_n (max contraction velocities; negative shortening)."""
     t = D2 * v_n + D3

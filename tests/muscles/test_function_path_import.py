@@ -1,0 +1,147 @@
+"""FunctionBasedPath forces read by load_osim (OpenSim 4.5+'s ``<FunctionBasedPath>`` with a
+MultivariatePolynomialFunction length): a DeGrooteFregly2016Muscle, a Thelen2003Muscle and a PathActuator on
+arm26's skeleton (generate_function_path_golden.py) against OpenSim 4.6 at random states — path length, speed
+and moment arms, fiber length and velocity, tendon force, state derivatives and the model's udot — all states
+by one jit(vmap); the polynomial's coefficients are Model leaves (gradient against central differences);
+malformed paths raise naming the force and line."""
+
+import json
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from helpers import assert_close
+from muscle_golden import GOLDEN
+
+import jaxbody as jb
+from jaxbody._dynamics.paths.function_based_path import FunctionBasedPath, MultivariatePolynomial
+from jaxbody.errors import InvalidArgument
+
+DATA = json.loads((GOLDEN / "function_paths.json").read_text())
+MODEL_FILE = GOLDEN / "function_paths.osim"
+FORCES = ("poly_degroote", "poly_thelen", "poly_actuator")
+MUSCLES = ("poly_degroote", "poly_thelen")
+
+
+def _load(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # arm26's mesh files are not shipped
+        return jb.io.load_osim(str(path))
+
+
+@pytest.fixture(scope="module")
+def evaluated():
+    imp = _load(MODEL_FILE)
+    model = imp.system.realize_topology()
+    handles = {n: imp.forces_by_name[n] for n in FORCES}
+    base = imp.default_state(model)
+    coords = DATA["coordinates"]
+    batch = []
+    for record in DATA["states"]:
+        qs, us, zs, cs = (np.array(a) for a in (base.q, base.u, base.z, base.controls))
+        for name in coords:
+            qs[imp.q_index(name)], us[imp.u_index(name)] = record["q"][name], record["u"][name]
+        for name in MUSCLES:
+            zs[handles[name].z_slice] = record["z"][name]
+        for name, value in zip(FORCES, record["controls"]):
+            cs[handles[name].control_slice] = value
+        batch.append((qs, us, zs, cs))
+    batch = tuple(jnp.asarray(np.stack(a)) for a in zip(*batch))
+    ui = np.array([imp.u_index(c) for c in coords])
+
+    @jax.jit
+    @jax.vmap
+    def evaluate(q, u, z, c):
+        s = model.realize(base.set_q(q).set_u(u).set_z(z).set_controls(c), jb.Stage.Acceleration)
+        out = {}
+        for name, h in handles.items():
+            path = imp.paths[name]
+            out[name] = {"length": path.calc_length(model, s), "lengthening_speed": path.calc_lengthening_speed(model, s),
+                         "moment_arms": path.calc_moment_arms(model, s)[ui]}
+        for name in MUSCLES:
+            info = handles[name].get_muscle_info(s, model)
+            out[name].update(fiber_length=info.fiber_length, fiber_velocity=info.fiber_velocity,
+                             tendon_force=info.tendon_force)
+        return out, s.dynamics.zdot, s.acceleration.udot[ui]
+
+    return imp, model, handles, evaluate(*batch)
+
+
+def _golden(force, field):
+    return np.array([r["forces"][force][field] for r in DATA["states"]])
+
+
+def test_paths_are_function_based(evaluated):
+    imp, _, _, _ = evaluated
+    assert not [s for s in imp.skipped if "poly" in s]
+    for name in FORCES:
+        path = imp.paths[name]
+        assert isinstance(path, FunctionBasedPath) and isinstance(path.length_function, MultivariatePolynomial)
+
+
+@pytest.mark.parametrize("force", FORCES)
+def test_path_matches_opensim(evaluated, force):
+    out = evaluated[3][0][force]
+    for field in ("length", "lengthening_speed"):
+        assert_close(out[field], _golden(force, field), 1e-12, f"{force}: {field}", per_entry=True)
+    expected = np.array([[r["forces"][force]["moment_arms"][c] for c in DATA["coordinates"]] for r in DATA["states"]])
+    assert_close(out["moment_arms"], expected, 1e-12, f"{force}: moment arms", per_entry=True)
+
+
+@pytest.mark.parametrize("force", MUSCLES)
+def test_muscle_matches_opensim(evaluated, force):
+    out = evaluated[3][0][force]
+    for field in ("fiber_length", "fiber_velocity", "tendon_force"):
+        assert_close(out[field], _golden(force, field), 1e-10, f"{force}: {field}", per_entry=True)
+
+
+def test_state_derivatives_and_accelerations_match_opensim(evaluated):
+    imp, model, handles, (_, zdot, udot) = evaluated
+    for name in MUSCLES:
+        zs = handles[name].z_slice
+        expected = np.stack([_golden(name, "activation_dot"), _golden(name, "second_state_dot")], 1)
+        assert_close(zdot[:, zs], expected, 1e-10, f"{name}: zdot", per_entry=True)
+    expected = np.array([[r["udot"][c] for c in DATA["coordinates"]] for r in DATA["states"]])
+    assert_close(udot, expected, 1e-10, "udot", per_entry=True)
+
+
+def test_coefficients_are_model_leaves_with_exact_gradients(evaluated):
+    imp, model, handles, _ = evaluated
+    path = imp.paths["poly_thelen"]
+    s = model.realize(imp.default_state(model), jb.Stage.Position)
+
+    def length(c):
+        return FunctionBasedPath(MultivariatePolynomial(c, path.length_function.exponents), path.coordinates).calc_length(model, s)
+
+    c = path.length_function.coefficients
+    g = jax.jit(jax.grad(length))(c)
+    h = 1e-6
+    fd = np.array([(length(c.at[k].add(h)) - length(c.at[k].add(-h))) / (2 * h) for k in range(c.size)])
+    assert_close(g, fd, 1e-9, "d length / d coefficients")
+
+
+def _edited(tmp_path, old, new):
+    text = MODEL_FILE.read_text()
+    assert old in text
+    path = tmp_path / "edited.osim"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def test_malformed_function_paths_raise_naming_the_force(tmp_path):
+    with pytest.raises(InvalidArgument, match=r"poly_degroote.*names no coordinate"):
+        _load(_edited(tmp_path, "/jointset/r_elbow/r_elbow_flex", "/jointset/r_elbow/nope"))
+    with pytest.raises(InvalidArgument, match=r"poly_degroote.*dimension \(3\) must equal"):
+        _load(_edited(tmp_path, "<dimension>2</dimension>", "<dimension>3</dimension>"))
+    with pytest.raises(InvalidArgument, match=r"line \d+.*poly_degroote.*needs 10 coefficients"):
+        _load(_edited(tmp_path, "<order>3</order>", "<order>2</order>"))
+
+
+def test_moment_arm_functions_are_skipped_with_a_warning(tmp_path):
+    edited = _edited(tmp_path, "<moment_arm_functions />", "<moment_arm_functions><Constant><value>0.1</value>"
+                     "</Constant><Constant><value>0.2</value></Constant></moment_arm_functions>")
+    with pytest.warns(UserWarning, match=r"poly_degroote.*moment_arm_functions"):
+        imp = jb.io.load_osim(str(edited))
+    assert any("poly_degroote" in s for s in imp.skipped)
