@@ -135,13 +135,13 @@ def test_malformed_function_paths_raise_naming_the_force(tmp_path):
         _load(_edited(tmp_path, "/jointset/r_elbow/r_elbow_flex", "/jointset/r_elbow/nope"))
     with pytest.raises(InvalidArgument, match=r"poly_degroote.*dimension \(3\) must equal"):
         _load(_edited(tmp_path, "<dimension>2</dimension>", "<dimension>3</dimension>"))
-    with pytest.raises(InvalidArgument, match=r"line \d+.*poly_degroote.*needs 10 coefficients"):
+    with pytest.raises(InvalidArgument, match=r"line \d+.*poly_degroote.*needs 6 coefficients, got \(10,\)"):
         _load(_edited(tmp_path, "<order>3</order>", "<order>2</order>"))
 
 
 def test_moment_arm_functions_are_skipped_with_a_warning(tmp_path):
-    edited = _edited(tmp_path, "<moment_arm_functions />", "<moment_arm_functions><Constant><value>0.1</value>"
-                     "</Constant><Constant><value>0.2</value></Constant></moment_arm_functions>")
+    edited = _edited(tmp_path, "</length_function>", "</length_function><moment_arm_functions><Constant><value>0.1"
+                     "</value></Constant><Constant><value>0.2</value></Constant></moment_arm_functions>")
     with pytest.warns(UserWarning, match=r"poly_degroote.*moment_arm_functions"):
         imp = jb.io.load_osim(str(edited))
     assert any("poly_degroote" in s for s in imp.skipped)
