@@ -60,13 +60,17 @@ class _AtRest:
         cos_phi, sin_phi = jnp.cos(phi), jnp.sin(phi)
         lce_n = lce / ofl
         tl_n = (self.ml - lce * cos_phi) / tsl
-        fm = fiso * (self.a * self.fal.value(lce_n) + self.fpe.value(lce_n))
-        dfm = fiso * (self.a * jax.grad(self.fal.value)(lce_n) + jax.grad(self.fpe.value)(lce_n)) / ofl
+        one = jnp.ones_like(lce_n)
+        fal, dfal = jax.jvp(self.fal.value, (lce_n,), (one,))
+        fpe, dfpe = jax.jvp(self.fpe.value, (lce_n,), (one,))
+        fm = fiso * (self.a * fal + fpe)
+        dfm = fiso * (self.a * dfal + dfpe) / ofl
         h_over_l = self.h / lce
         dphi = (-h_over_l / lce) / jnp.sqrt(1.0 - h_over_l * h_over_l)
         dfmat = dfm * cos_phi - fm * sin_phi * dphi
         dtl = lce * sin_phi * dphi - cos_phi
-        return dfmat - jax.grad(self.fse.value)(tl_n) * fiso / tsl * dtl
+        dfse = jax.jvp(self.fse.value, (tl_n,), (jnp.ones_like(tl_n),))[1]
+        return dfmat - dfse * fiso / tsl * dtl
 
 
 def _solve(p, a, ml):
