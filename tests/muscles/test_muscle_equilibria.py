@@ -21,6 +21,7 @@ from jaxbody._dynamics.muscles.degroote2016_equilibrium import (
     degroote2016_equilibrium_residual,
 )
 from jaxbody._dynamics.muscles.millard2012_equilibrium import millard2012_equilibrium_fiber_length
+from jaxbody.errors import InvalidArgument
 
 DATA = json.loads((GOLDEN / "equilibrium_muscles.json").read_text())
 CLASSES = {"Millard2012EquilibriumMuscle": ("equilibrium_fiber_length", millard2012_equilibrium_fiber_length),
@@ -206,3 +207,18 @@ def test_implicit_degroote_matches_opensim(arm):
                      r["normalized_tendon_force_dot"]])
     f = jax.jit(lambda y: degroote2016_equilibrium_residual(p, *y))
     assert_close(jax.jacfwd(f)(y), central_difference(f, y, 1e-6), 1e-7, "d residual / d inputs")
+
+
+def test_bad_tendon_modes_raise_naming_the_muscle(arm, tmp_path):
+    imp, model = arm
+    with pytest.raises(InvalidArgument, match="muscle 'BRA' has no implicitderiv_normalized_tendon_force"):
+        imp.forces_by_name["BRA"].set_normalized_tendon_force_derivative(imp.default_state(model), 1.0)
+    text = (GOLDEN / "equilibrium_arm26.osim").read_text()
+    edited = tmp_path / "bad_mode.osim"
+    edited.write_text(text.replace("<tendon_compliance_dynamics_mode>implicit<", "<tendon_compliance_dynamics_mode>semi<"))
+    with pytest.raises(InvalidArgument, match=r"line \d+.*DeGrooteFregly2016Muscle 'TRIlat'.*'explicit' or 'implicit'"):
+        jb.io.load_osim(str(edited))
+    forces = jb.GeneralForceSubsystem(jb.MultibodySystem())
+    with pytest.raises(InvalidArgument, match="muscle 'x': tendon_compliance_dynamics_mode"):
+        jb.Force.DeGrooteFregly2016Muscle(forces, "x", imp.paths["BRA"], 100.0, 0.1, 0.2,
+                                          tendon_compliance_dynamics_mode="Implicit")

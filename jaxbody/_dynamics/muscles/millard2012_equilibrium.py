@@ -13,7 +13,7 @@ minimum length stops there. In a ``lax.while_loop``. Derivatives do not differen
 
 A fiber at its minimum length returns that length (its derivatives are the minimum length's). NaN where OpenSim
 throws MuscleCannotEquilibrate. A rigid-tendon muscle has no fiber state: there is nothing to solve.
-Cost: up to 200 Newton steps (about 5 in practice) of three Bézier curve evaluations and their slopes each.
+Cost: up to 200 Newton steps (a handful when it converges) of three Bézier curve evaluations and slopes each.
 """
 
 from __future__ import annotations
