@@ -145,3 +145,30 @@ def test_moment_arm_functions_are_skipped_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match=r"poly_degroote.*moment_arm_functions"):
         imp = jb.io.load_osim(str(edited))
     assert any("poly_degroote" in s for s in imp.skipped)
+
+
+def test_other_length_functions_are_static_callables(tmp_path):
+    """A length function other than a MultivariatePolynomialFunction (here OpenSim's LinearFunction of the two
+    coordinates) is read through jaxbody.io.opensim_functions: length a.q + b, moment arms -a, under jit."""
+    text = MODEL_FILE.read_text()
+    start = text.index("<MultivariatePolynomialFunction>", text.index('<PathActuator name="poly_actuator">'))
+    end = text.index("</MultivariatePolynomialFunction>", start) + len("</MultivariatePolynomialFunction>")
+    edited = tmp_path / "linear.osim"
+    edited.write_text(text[:start] + "<LinearFunction><coefficients>0.02 -0.03 0.25</coefficients></LinearFunction>"
+                      + text[end:])
+    imp = _load(edited)
+    model = imp.system.realize_topology()
+    path = imp.paths["poly_actuator"]
+    assert not isinstance(path.length_function, MultivariatePolynomial)
+    qi = [imp.q_index(c) for c in DATA["coordinates"]]
+    ui = np.array([imp.u_index(c) for c in DATA["coordinates"]])
+
+    @jax.jit
+    def numbers(q):
+        s = model.realize(imp.default_state(model).set_q(q), jb.Stage.Position)
+        return path.calc_length(model, s), path.calc_moment_arms(model, s)[ui]
+
+    q = jnp.zeros(model.topology.nq).at[jnp.asarray(qi)].set(jnp.array([0.4, 1.1]))
+    length, arms = numbers(q)
+    assert_close(length, 0.02 * 0.4 - 0.03 * 1.1 + 0.25, 1e-15, "linear length")
+    assert_close(arms, [-0.02, 0.03], 1e-15, "linear moment arms")
