@@ -18,7 +18,7 @@ from jaxbody._api.system import GeneralForceSubsystem, SimbodyMatterSubsystem
 from jaxbody._dynamics.paths.geometry_path import GeometryPath
 from jaxbody.io.osim_contact_geometry import read_contact_geometry
 from jaxbody.io.osim_frames import GROUND, FrameInBase, FrameRegistry
-from jaxbody.io.osim_function_paths import UnsupportedFunctionPath, build_function_based_path
+from jaxbody.io.osim_function_paths import build_function_based_path
 from jaxbody.io.osim_joints import CoordinateInfo
 from jaxbody.io.osim_paths import build_geometry_path
 from jaxbody.io.osim_wraps import UnsupportedWrap
@@ -116,8 +116,5 @@ class ForceContext:
             return self.geometry_path(element, found[0])
         name = element.get("name")
         if name not in self.paths:
-            try:
-                self.paths[name] = build_function_based_path(self.doc, self.coordinates, found[0], self.owner(element))
-            except UnsupportedFunctionPath as e:
-                raise Unsupported(e.reason) from None
+            self.paths[name] = build_function_based_path(self.doc, self.coordinates, found[0], self.owner(element))
         return self.paths[name]

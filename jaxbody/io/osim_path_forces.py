@@ -11,8 +11,7 @@ PathActuator  Force.PathActuator: optimal_force (1 when absent); its control is 
 ============  ====================================================================================
 
 Each force's path is a GeometryPath or a FunctionBasedPath (``ForceContext.path``). A path over a wrap object
-jaxbody does not compute, or a FunctionBasedPath with moment-arm or speed functions, is skipped (Unsupported)
-with a warning naming the force.
+jaxbody does not compute is skipped (Unsupported) with a warning naming the force.
 """
 
 from __future__ import annotations

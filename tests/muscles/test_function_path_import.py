@@ -1,6 +1,6 @@
 """FunctionBasedPath forces read by load_osim (OpenSim 4.5+'s ``<FunctionBasedPath>`` with a
-MultivariatePolynomialFunction length): a DeGrooteFregly2016Muscle, a Thelen2003Muscle and a PathActuator on
-arm26's skeleton (generate_function_path_golden.py) against OpenSim 4.6 at random states — path length, speed
+MultivariatePolynomialFunction length): a DeGrooteFregly2016Muscle, a Thelen2003Muscle and two PathActuators
+(one with OpenSim's moment_arm_functions and lengthening_speed_function) on arm26's skeleton (generate_function_path_golden.py) against OpenSim 4.6 at random states — path length, speed
 and moment arms, fiber length and velocity, tendon force, state derivatives and the model's udot — all states
 by one jit(vmap); the polynomial's coefficients are Model leaves (gradient against central differences);
 malformed paths raise naming the force and line."""
@@ -21,7 +21,7 @@ from jaxbody.errors import InvalidArgument
 
 DATA = json.loads((GOLDEN / "function_paths.json").read_text())
 MODEL_FILE = GOLDEN / "function_paths.osim"
-FORCES = ("poly_degroote", "poly_thelen", "poly_actuator")
+FORCES = ("poly_degroote", "poly_thelen", "poly_actuator", "poly_explicit")
 MUSCLES = ("poly_degroote", "poly_thelen")
 
 
@@ -79,6 +79,7 @@ def test_paths_are_function_based(evaluated):
     for name in FORCES:
         path = imp.paths[name]
         assert isinstance(path, FunctionBasedPath) and isinstance(path.length_function, MultivariatePolynomial)
+        assert (path.moment_arm_functions is not None) == (name == "poly_explicit")
 
 
 @pytest.mark.parametrize("force", FORCES)
@@ -139,12 +140,15 @@ def test_malformed_function_paths_raise_naming_the_force(tmp_path):
         _load(_edited(tmp_path, "<order>3</order>", "<order>2</order>"))
 
 
-def test_moment_arm_functions_are_skipped_with_a_warning(tmp_path):
-    edited = _edited(tmp_path, "</length_function>", "</length_function><moment_arm_functions><Constant><value>0.1"
-                     "</value></Constant><Constant><value>0.2</value></Constant></moment_arm_functions>")
-    with pytest.warns(UserWarning, match=r"poly_degroote.*moment_arm_functions"):
-        imp = jb.io.load_osim(str(edited))
-    assert any("poly_degroote" in s for s in imp.skipped)
+def test_moment_arm_functions_must_match_the_coordinates(tmp_path):
+    text = MODEL_FILE.read_text()
+    start = text.index("<moment_arm_functions>")
+    first = text.index("</MultivariatePolynomialFunction>", start) + len("</MultivariatePolynomialFunction>")
+    end = text.index("</moment_arm_functions>", start)
+    edited = tmp_path / "one_arm.osim"
+    edited.write_text(text[:first] + text[end:])
+    with pytest.raises(InvalidArgument, match=r"line \d+.*poly_explicit.*one function per coordinate \(2\), got 1"):
+        _load(edited)
 
 
 def test_other_length_functions_are_static_callables(tmp_path):

@@ -6,6 +6,11 @@ forces ``-T df/dx_i`` (no body forces), exactly OpenSim's FunctionBasedPath with
 functions; all three come from the Path interface by differentiating f. The length function is a
 :class:`MultivariatePolynomial` (OpenSim's MultivariatePolynomialFunction) or any static callable of
 ``x (d,)``.
+
+With OpenSim's ``moment_arm_functions`` (d functions of x) the moment arms are their values r_i, the
+generalized force of a tension T is ``T r_i`` on coordinate i and the speed ``-sum_i r_i qdot[c_i]``; with its
+``lengthening_speed_function`` (a function of (x, the coordinates' speeds) (2d,)) the speed is that function's
+value. Either needs the coordinates' u indices (``speeds``). Cost: d + 1 function evaluations.
 """
 
 from __future__ import annotations
@@ -54,10 +59,50 @@ class MultivariatePolynomial(eqx.Module):
 
 
 class FunctionBasedPath(Path):
-    """A path whose length is ``length_function(q[coordinates])``: ``coordinates`` static q indices (d,)."""
+    """A path whose length is ``length_function(q[coordinates])``: ``coordinates`` static q indices (d,);
+    optionally OpenSim's ``moment_arm_functions`` (d callables of x (d,)) and ``speed_function`` (a callable of
+    (x, u[speeds]) (2d,)), with ``speeds`` the coordinates' static u indices (d,)."""
 
     length_function: Callable
     coordinates: tuple = eqx.field(static=True)
+    moment_arm_functions: tuple | None = None
+    speed_function: Callable | None = None
+    speeds: tuple = eqx.field(static=True, default=())
+
+    def __check_init__(self):
+        if (self.moment_arm_functions is not None or self.speed_function is not None) and \
+                len(self.speeds) != len(self.coordinates):
+            raise InvalidArgument("a FunctionBasedPath with moment-arm or speed functions needs the u index of each "
+                                  f"of its {len(self.coordinates)} coordinates (speeds), got {self.speeds}")
+        if self.moment_arm_functions is not None and len(self.moment_arm_functions) != len(self.coordinates):
+            raise InvalidArgument(f"a FunctionBasedPath of {len(self.coordinates)} coordinates needs as many moment "
+                                  f"arm functions, got {len(self.moment_arm_functions)}")
 
     def calc_length_from_poses(self, R_GB, p_GB, q) -> jnp.ndarray:
         return self.length_function(q[np.asarray(self.coordinates)])
+
+    def _given_moment_arms(self, q):
+        x = q[np.asarray(self.coordinates)]
+        return jnp.stack([f(x) for f in self.moment_arm_functions])
+
+    def calc_lengthening_speed(self, model, state) -> jnp.ndarray:
+        if self.speed_function is not None:
+            return self.speed_function(jnp.concatenate([state.q[np.asarray(self.coordinates)],
+                                                        state.u[np.asarray(self.speeds)]]))
+        if self.moment_arm_functions is not None:
+            qdot = state.velocity.qdot[np.asarray(self.coordinates)]
+            return -jnp.dot(qdot, self._given_moment_arms(state.q))
+        return super().calc_lengthening_speed(model, state)
+
+    def calc_tension_forces(self, model, state, tension):
+        if self.moment_arm_functions is None:
+            return super().calc_tension_forces(model, state, tension)
+        arms = self._given_moment_arms(state.q)
+        f = jnp.zeros(state.u.shape, arms.dtype).at[np.asarray(self.speeds)].add(tension * arms)
+        return jnp.zeros(state.position.p_GB.shape[:1] + (2, 3), arms.dtype), f
+
+    def calc_moment_arms(self, model, state) -> jnp.ndarray:
+        if self.moment_arm_functions is None:
+            return super().calc_moment_arms(model, state)
+        arms = self._given_moment_arms(state.q)
+        return jnp.zeros(state.u.shape, arms.dtype).at[np.asarray(self.speeds)].set(arms)
