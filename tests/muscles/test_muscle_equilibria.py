@@ -222,3 +222,12 @@ def test_bad_tendon_modes_raise_naming_the_muscle(arm, tmp_path):
     with pytest.raises(InvalidArgument, match="muscle 'x': tendon_compliance_dynamics_mode"):
         jb.Force.DeGrooteFregly2016Muscle(forces, "x", imp.paths["BRA"], 100.0, 0.1, 0.2,
                                           tendon_compliance_dynamics_mode="Implicit")
+
+
+def test_degroote_without_a_root_is_nan(arm):
+    """Where the residual has one sign over [0, 5] (OpenSim's solveBisection throws), the equilibrium is NaN."""
+    imp, model = arm
+    p = _parameters(imp, model, "BRA")
+    short = degroote2016_equilibrium_normalized_tendon_force(p, 0.5 * p.tendon_slack_length, 0.0, 0.5)
+    fine = degroote2016_equilibrium_normalized_tendon_force(p, p.tendon_slack_length + p.optimal_fiber_length, 0.0, 0.5)
+    assert np.isnan(short) and np.isfinite(fine)
