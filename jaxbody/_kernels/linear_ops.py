@@ -53,6 +53,11 @@ def model_inputs(prm, dtype):
                                             prm.inertia_Bo_B, prm.armature)]
 
 
+#: The name scope around every kernel call: ``jax.export`` refuses custom calls it cannot guarantee and prints
+#: each one's location, so its error then says how to export a jaxbody function.
+EXPORT_HINT = "jaxbody compiled kernel; to jax.export this function, trace it under jb.use_backend('jax')"
+
+
 def call_kernel(base, topo, out, args, dtype):
     """One FFI call of kernel ``base`` on ``args`` (cast to ``dtype``) with the topology's attributes.
 
@@ -60,11 +65,16 @@ def call_kernel(base, topo, out, args, dtype):
     inlines it): in jax 0.10.2 an FFI call lowered straight into the body of a ``while`` loop can lose its
     attribute dictionary when XLA converts the program (observed with the semi-explicit Euler and Verlet
     time steppers: "No registered implementation for untyped custom call"), while a call inside its own
-    function keeps it.
+    function keeps it. The call is traced inside the name scope ``EXPORT_HINT``.
     """
     call = jax.ffi.ffi_call(ffi_name(base, dtype), out, vmap_method="expand_dims")
     attributes = kernel_layout(topo).attributes()
-    return jax.jit(lambda *a: call(*a, **attributes))(*[jnp.asarray(a, dtype) for a in args])
+
+    def kernel(*arrays):
+        with jax.named_scope(EXPORT_HINT):
+            return call(*arrays, **attributes)
+
+    return jax.jit(kernel)(*[jnp.asarray(a, dtype) for a in args])
 
 
 def symmetric_inertia_tangent(dprm):
