@@ -41,7 +41,6 @@ from pathlib import Path
 
 import jax
 
-from jaxbody._kernels.backend import BACKENDS
 from jaxbody.errors import InvalidArgument
 
 HERE = Path(__file__).parent
@@ -62,7 +61,7 @@ last_load_cuda = {"how": None, "path": None, "seconds": None}
 #: Bumped when the cache's layout changes (3: the size-and-hash record beside each library).
 CACHE_FORMAT = "3"
 #: JAXBODY_* variables with a fixed set of values, and integer ones with their (min, max).
-ENV_CHOICES = {"JAXBODY_BACKEND": BACKENDS, "JAXBODY_KERNEL_PACK": ("0", "1"),
+ENV_CHOICES = {"JAXBODY_BACKEND": ("compiled", "jax"), "JAXBODY_KERNEL_PACK": ("0", "1"),
                "JAXBODY_CUDA_SCRATCH": ("local", "global")}
 ENV_INTEGERS = {"JAXBODY_KERNEL_THREADS": (1, 1 << 16), "JAXBODY_CUDA_BLOCK": (32, 1024)}
 

@@ -37,6 +37,7 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from jaxbody._kernels import backend
+from jaxbody._kernels.ffi_primitive import kernel_call
 from jaxbody._kernels.layout import generic_inputs, kernel_layout
 
 
@@ -53,18 +54,22 @@ def model_inputs(prm, dtype):
                                             prm.inertia_Bo_B, prm.armature)]
 
 
+#: The name scope around every kernel call: ``jax.export`` refuses custom calls it cannot guarantee and prints
+#: each one's location, so its error then says how to export a jaxbody function.
+EXPORT_HINT = "jaxbody compiled kernel; to jax.export this function, trace it under jb.use_backend('jax')"
+
+
 def call_kernel(base, topo, out, args, dtype):
     """One FFI call of kernel ``base`` on ``args`` (cast to ``dtype``) with the topology's attributes.
 
-    ``out``: ShapeDtypeStructs, leading batch dimensions included. The call sits in its own ``jax.jit`` (XLA
-    inlines it): in jax 0.10.2 an FFI call lowered straight into the body of a ``while`` loop can lose its
-    attribute dictionary when XLA converts the program (observed with the semi-explicit Euler and Verlet
-    time steppers: "No registered implementation for untyped custom call"), while a call inside its own
-    function keeps it.
+    ``out``: ShapeDtypeStructs, leading batch dimensions included. The call is the primitive
+    ``ffi_primitive.kernel_call`` (why not ``jax.ffi.ffi_call``: that module's docstring), traced inside the
+    name scope ``EXPORT_HINT``.
     """
-    call = jax.ffi.ffi_call(ffi_name(base, dtype), out, vmap_method="expand_dims")
-    attributes = kernel_layout(topo).attributes()
-    return jax.jit(lambda *a: call(*a, **attributes))(*[jnp.asarray(a, dtype) for a in args])
+    target, attributes = ffi_name(base, dtype), kernel_layout(topo).attributes()
+
+    with jax.named_scope(EXPORT_HINT):
+        return kernel_call(target, out, [jnp.asarray(a, dtype) for a in args], attributes)
 
 
 def symmetric_inertia_tangent(dprm):

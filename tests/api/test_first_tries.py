@@ -1,6 +1,7 @@
 """The natural first tries work: ``jax.jit`` of a bound Model or TimeStepper method (they hash by identity, so
 the bound method is a valid jit target), and ``jax.export`` of a model function under ``jb.use_backend("jax")``
-(the compiled backend's custom calls carry no cross-version guarantee, so JAX refuses to serialize them)."""
+(the compiled backend's custom calls carry no cross-version guarantee, so JAX refuses to serialize them, and its
+error names ``jb.use_backend("jax")``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import jaxbody as jb
 
@@ -41,3 +43,15 @@ def test_export_with_the_jax_backend():
     q = jnp.array([0.3])   # (serialize() needs the optional flatbuffers package)
     np.testing.assert_allclose(exported.call(q), udot(q), rtol=1e-14)
     assert "custom_call" not in exported.mlir_module()
+
+
+@pytest.mark.skipif(not jb.compiled_available(), reason="the compiled kernels are not built on this machine")
+def test_export_with_the_compiled_backend_names_the_jax_backend():
+    _, model = oscillator()
+    state = model.default_state()
+
+    def udot(q):
+        return model.realize(state.set_q(q), jb.Stage.Acceleration).acceleration.udot
+
+    with jb.use_backend("compiled"), pytest.raises(ValueError, match=r"trace it under jb.use_backend\('jax'\)"):
+        jax.export.export(jax.jit(udot))(state.q)

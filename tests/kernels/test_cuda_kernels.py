@@ -40,7 +40,7 @@ def test_cuda_library_is_built_and_registered():
     assert build.last_load_cuda["how"] in ("compiled", "cached"), build.last_load_cuda
     model, _ = catalogue_tree(False)
     program = str(jax.make_jaxpr(_udot_program(model))(*_args(model, 2)))
-    assert "ffi_call" in program
+    assert "jaxbody_kernel_call" in program
 
 
 @pytest.mark.parametrize("lanes", [1, 200])

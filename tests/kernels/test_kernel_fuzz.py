@@ -33,7 +33,7 @@ def _outputs(model, backend, q, u, f, F):
 
     with jb.use_backend(backend):
         program = str(jax.make_jaxpr(realize)(q, u, f, F))
-        assert ("ffi_call" in program) == (backend == "compiled"), f"{backend} path not taken"
+        assert ("jaxbody_kernel_call" in program) == (backend == "compiled"), f"{backend} path not taken"
         return jax.tree.map(np.asarray, jax.jit(realize)(q, u, f, F))
 
 

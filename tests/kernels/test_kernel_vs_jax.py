@@ -1,6 +1,6 @@
 """The compiled tree kernels (jaxbody/_kernels) against the JAX reference path: same numbers to 1e-12.
 
-Every comparison first checks that the compiled path really ran (an ``ffi_call`` in the traced program), so a
+Every comparison first checks that the compiled path really ran (a ``jaxbody_kernel_call`` in the traced program), so a
 silent fallback to the JAX path cannot make these tests pass. Models: Simbody's golden cases (constrained ones
 included: the kernel gives their tree part), the catalogue tree with every built-in mobilizer type in both
 modes (native kernel types and the generic path side by side, with locks), the 30-body mixed tree, and
@@ -41,7 +41,7 @@ def batched_outputs(model, backend, args, lock_body=None):
     fn = jax.vmap(functools.partial(_realize_fields, model, lock_body=lock_body))
     with jb.use_backend(backend):
         program = str(jax.make_jaxpr(fn)(*args))
-        assert ("ffi_call" in program) == (backend == "compiled"), f"{backend} path not taken"
+        assert ("jaxbody_kernel_call" in program) == (backend == "compiled"), f"{backend} path not taken"
         return jax.jit(fn)(*args)
 
 
