@@ -195,9 +195,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
         warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms, use pulleys or do not move at qpos0",
                         unmodelled, stacklevel=2)
-    for body, handle in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
-                                       [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
-        passive[f"fluid {body}"] = [handle]
+    for body, handles in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
+                                        [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
+        passive[f"fluid {body}"] = handles
     actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
