@@ -95,8 +95,8 @@ def with_tendon_armature(model, state: State, abi: articulated.ArticulatedInerti
     compiled kernels' or the JAX articulated solve, ``solve_rows``); ``tree`` unchanged without armature tendons."""
     if not model.tendon_armatures:
         return tree
-    return tendon_armature.correct_tree_accelerations(model, state.q, state.u, tree,
-                                                      solve_rows(model, state, abi))
+    return tendon_armature.correct_tree_accelerations(model, state.position, state.velocity, state.q, state.u,
+                                                      tree, solve_rows(model, state, abi))
 
 
 def solve_rows(model, state: State, abi: articulated.ArticulatedInertias):

@@ -97,7 +97,7 @@ class ModelDynamics:
         )
         if not self.tendon_armatures:
             return residual
-        J, b = tendon_armature.calc_tendon_rows(self, state.q, state.u)
+        J, b = tendon_armature.calc_tendon_rows(self, state.position, state.velocity, state.q, state.u)
         return residual + J.T @ (tendon_armature.armatures(self) * (J @ udot + b))
 
     @stage_operator(Stage.Velocity, jit=True)
@@ -121,7 +121,9 @@ class ModelDynamics:
         """``M a`` (nu,) in O(n) without forming M; M includes tendon armature (``+ J^T A J a``, nt more rows)."""
         a = self._mobility(a, "a")
         Ma = mass_matrix.multiply_by_m(self, state.position, a)
-        return Ma + tendon_armature.multiply_by_m_term(self, state.q, a) if self.tendon_armatures else Ma
+        if not self.tendon_armatures:
+            return Ma
+        return Ma + tendon_armature.multiply_by_m_term(self, state.position, state.q, a)
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_m_inv(self, state: State, f):
@@ -131,7 +133,7 @@ class ModelDynamics:
         """
         f = self._mobility(f, "f")
         if self.tendon_armatures:
-            return tendon_armature.correct_m_inv(self, state.q, self._tree_m_inv(state, f),
+            return tendon_armature.correct_m_inv(self, state.position, state.q, self._tree_m_inv(state, f),
                                                  lambda g: self._tree_m_inv(state, g))
         return self._tree_m_inv(state, f)
 
@@ -146,7 +148,9 @@ class ModelDynamics:
     def calc_m(self, state: State):
         """Mass matrix (nu, nu) by composite-body inertias, tendon armature ``J^T A J`` included. Cost O(n * depth)."""
         M = mass_matrix.calc_m(self, state.position)
-        return M + tendon_armature.mass_matrix_term(self, state.q) if self.tendon_armatures else M
+        if not self.tendon_armatures:
+            return M
+        return M + tendon_armature.mass_matrix_term(self, state.position, state.q)
 
     @stage_operator(Stage.Position, jit=True)
     def calc_m_inv(self, state: State):
@@ -160,7 +164,8 @@ class ModelDynamics:
         else:
             M_inv = mass_matrix.calc_m_inv(self, state.position, self._articulated_inertias(state))
         if self.tendon_armatures:
-            return tendon_armature.correct_m_inv(self, state.q, M_inv, lambda g: self._tree_m_inv(state, g))
+            return tendon_armature.correct_m_inv(self, state.position, state.q, M_inv,
+                                                 lambda g: self._tree_m_inv(state, g))
         return M_inv
 
     @stage_operator(Stage.Position, jit=True)
@@ -217,7 +222,7 @@ class ModelDynamics:
         ke = sp.calc_kinetic_energy(self.parameters, state.position, state.velocity, state.u)
         if not self.tendon_armatures:
             return ke
-        Ldot = tendon_armature.tendon_speeds(self, state.q, state.u)
+        Ldot = tendon_armature.tendon_speeds(self, state.position, state.q, state.u)
         return ke + 0.5 * jnp.sum(tendon_armature.armatures(self) * Ldot**2)
 
     @stage_operator(Stage.Dynamics, jit=True)
