@@ -9,8 +9,9 @@ become
 
 which is MuJoCo's: ``mj_tendonArmature`` adds ``a J^T J`` to qM, ``mj_tendonBias`` adds ``a J^T (Jdot qvel)`` to
 qfrc_bias. Both are coordinate-free (``Lddot = J udot + b`` is the same in MuJoCo's qvel and jaxbody's u), so the
-rows are the exact derivatives of each path's length function in jaxbody's own coordinates: J by one reverse
-pass of ``Ldot(u)``, b as the second time derivative of the length along the body motion at udot = 0.
+rows are the exact derivatives of each path's length function in jaxbody's own coordinates: J by forward-mode
+differentiation of ``Ldot(u)`` (nu directions, vectorized), b as the second time derivative of the length
+along the body motion at udot = 0.
 
 Forward dynamics solves this on top of any tree solve (the JAX articulated solve or the compiled kernels), with
 the linear operator ``S(g)``: the tree's (udot, A_GB, motion_forces) for mobility forces g at u = 0 (M^-1 g, with
@@ -20,9 +21,9 @@ known udots Simbody's [M_rr^-1 g_r; 0]). The push-through (Woodbury) identity gi
     tau = (I + A J W^T)^-1 A (J udot0 + b),    W = rows S(J_k).udot  (nt, nu),
 
 and the corrected solution is ``tree0 - sum_k tau_k S(J_k)`` (all three fields, since the solve is affine in the
-mobility forces; no division by a_k, so a zero armature is allowed). Cost: nt tree solves at u = 0, one
-reverse pass of the speeds, nested forward passes of the paths' geometry, an nt x nt solve. Models with constraints are refused when they
-are built (jaxbody._api.build_model). Needs Velocity (b) or Position (J).
+mobility forces; no division by a_k, so a zero armature is allowed). Cost: nt tree solves at u = 0, nu
+forward passes of the speeds, nested forward passes of the paths' geometry, an nt x nt solve. Models with
+constraints are refused when they are built (jaxbody._api.build_model). Needs Velocity (b) or Position (J).
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ def tendon_speeds(model, pos, q, u) -> jnp.ndarray:
 def calc_tendon_rows(model, pos, vel, q, u):
     """``(J (nt, nu), b (nt,))``: ``Ldot = J u`` and the length accelerations at udot = 0,
     ``b = D^2 L[Xdot, Xdot] + DL[Xddot]`` with the body accelerations at udot = 0 (``vel.total_coriolis``: R_GB''
-    = ([alpha] + [w]^2) R_GB, p_GB'' = a) and ``qddot = NDot u``. Needs Velocity. Cost: one reverse pass of the
+    = ([alpha] + [w]^2) R_GB, p_GB'' = a) and ``qddot = NDot u``. Needs Velocity. Cost: nu forward passes of the
     speeds, two nested forward passes of each path's geometry."""
-    J = jax.jacrev(lambda v: tendon_speeds(model, pos, q, v))(u)
+    J = jax.jacfwd(lambda v: tendon_speeds(model, pos, q, v))(u)
     X, X_dot = _poses_and_rates(model, pos, q, u)
     alpha, a = vel.total_coriolis[:, 0], vel.total_coriolis[:, 1]
     w = spatial.skew(vel.V_GB[:, 0])
@@ -85,9 +86,9 @@ def calc_tendon_rows(model, pos, vel, q, u):
 
 
 def calc_tendon_jacobian(model, pos, q) -> jnp.ndarray:
-    """J (nt, nu) with ``Ldot = J u`` (Ldot is linear in u: one reverse pass at u = 0). Needs Position."""
+    """J (nt, nu) with ``Ldot = J u`` (Ldot is linear in u: forward mode at u = 0, nu directions). Needs Position."""
     u0 = jnp.zeros(model.topology.nu, q.dtype)
-    return jax.jacrev(lambda v: tendon_speeds(model, pos, q, v))(u0)
+    return jax.jacfwd(lambda v: tendon_speeds(model, pos, q, v))(u0)
 
 
 def correct_tree_accelerations(model, pos, vel, q, u, tree: TreeAccelerations, solve_rows) -> TreeAccelerations:
