@@ -4,7 +4,8 @@ A chain built in code (three Pins and a Slider, a Ball on the end) with a spatia
 two bodies and a fixed tendon over a Pin and the Slider. With one Pin locked at a velocity (its udot known),
 the free udots must solve ``M'_rr udot_r = -r0_r`` with ``M' = calc_m`` (tendon armature included) and ``r0``
 the inverse dynamics at udot = 0 (``c - f + J^T A b``), and the locked mobility's motion force (``M udot + motion_forces =
-f - c``) must be ``-(M' udot + r0)_p``: a dense, independent route to the Woodbury correction. JAX path and compiled kernels agree.
+f - c``) must be ``-(M' udot + r0)_p``: a dense, independent route to the Woodbury correction. JAX path and compiled kernels agree. With gravity only,
+the energy (the armature's 1/2 a Ldot^2 included) is conserved along (qdot, udot).
 """
 
 import functools
@@ -62,3 +63,19 @@ def test_known_udots_and_backends():
             _, _, udot_c, motion_c = (np.asarray(x) for x in locked_dynamics(model, locked))
         assert_close(udot_c, udot, 1e-12, "compiled vs JAX udot (locked)")
         assert_close(motion_c, motion, 1e-12, "compiled vs JAX motion forces (locked)")
+
+
+def test_energy_is_conserved():
+    """With gravity only, d(KE + PE)/dt = 0 along (qdot, udot): the kinetic energy's ``1/2 a Ldot^2`` and the
+    forward dynamics' ``M'`` and bias ``J^T A b`` agree (a power balance, independent of MuJoCo)."""
+    model, _, state = chain()
+
+    @jax.jit
+    def rate_of_energy(model, q, u):
+        s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Acceleration)
+        energy = lambda q, u: model.calc_energy(  # noqa: E731
+            model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Dynamics))
+        return jax.jvp(energy, (q, u), (s.get_q_dot(), s.acceleration.udot))[1], energy(q, u)
+
+    rate, energy = rate_of_energy(model, state.q, state.u)
+    assert abs(float(rate)) < 1e-11 * max(1.0, abs(float(energy)))
