@@ -3,9 +3,10 @@
 A chain built in code (three Pins and a Slider, a Ball on the end) with a spatial tendon from Ground through
 two bodies and a fixed tendon over a Pin and the Slider. With one Pin locked at a velocity (its udot known),
 the free udots must solve ``M'_rr udot_r = -r0_r`` with ``M' = calc_m`` (tendon armature included) and ``r0``
-the inverse dynamics at udot = 0 (``c - f + J^T A b``), and the locked mobility's motion force (``M udot + motion_forces =
-f - c``) must be ``-(M' udot + r0)_p``: a dense, independent route to the Woodbury correction. JAX path and compiled kernels agree. With gravity only,
-the energy (the armature's 1/2 a Ldot^2 included) is conserved along (qdot, udot).
+the inverse dynamics at udot = 0 (``c - f + J^T A b``), and the locked mobility's motion force (``M udot +
+motion_forces = f - c``) must be ``-(M' udot + r0)_p``: a dense, independent route to the Woodbury correction.
+JAX path and compiled kernels agree. With gravity only, the energy (the armature's 1/2 a Ldot^2 included) is
+conserved along (qdot, udot).
 """
 
 import functools
