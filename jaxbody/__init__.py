@@ -52,6 +52,7 @@ from jaxbody._api.sharding import sharded_vmap as sharded_vmap
 from jaxbody._api.system import GeneralForceSubsystem as GeneralForceSubsystem
 from jaxbody._api.system import MultibodySystem as MultibodySystem
 from jaxbody._api.system import SimbodyMatterSubsystem as SimbodyMatterSubsystem
+from jaxbody._api.tendon_armature import TendonArmature as TendonArmature
 from jaxbody._api.tiling import tiled_vmap as tiled_vmap
 from jaxbody._api.time_stepper import (
     SemiExplicitEulerTimeStepper as SemiExplicitEulerTimeStepper,

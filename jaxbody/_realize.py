@@ -23,7 +23,7 @@ from jaxbody._constraints.multipliers import (
     ConstraintOperators,
     solve_constrained_accelerations,
 )
-from jaxbody._dynamics import articulated, kinematics, prescribed
+from jaxbody._dynamics import articulated, kinematics, prescribed, tendon_armature
 from jaxbody._dynamics.force_elements.custom import DiscreteForces
 from jaxbody._dynamics.force_groups import calc_force_contributions, calc_forces_and_z_dot
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
@@ -71,39 +71,61 @@ def calc_tree_accelerations(model, state: State) -> articulated.TreeAcceleration
     """Forward dynamics ignoring constraints (udot, A_GB, motion_forces) at a state realized through Dynamics.
 
     On the compiled kernels when they apply (jaxbody._kernels.backend.runs_compiled), else by the JAX path's
-    articulated passes; the two agree to round-off. Cost: O(n).
+    articulated passes; the two agree to round-off. Tendon armature (jaxbody._dynamics.tendon_armature) is added
+    by ``with_tendon_armature``. Cost: O(n), plus nt tree solves with nt armature tendons.
     """
     dyn = state.dynamics
     topo = model.topology
     if backend.runs_compiled(topo, state.q.dtype):
         known = dyn.articulated.udot_known.astype(state.q.dtype)
-        return articulated.TreeAccelerations(*kernel_tree.tree_accelerations(
+        tree = articulated.TreeAccelerations(*kernel_tree.tree_accelerations(
             topo, model.parameters, state.q, state.u, dyn.mobility_forces, dyn.body_forces_without_gravity,
             dyn.gravity_weights, known, dyn.udot_prescribed))
-    return articulated.calc_tree_accelerations(
-        model, state.position, state.velocity, dyn.articulated, dyn.mobility_forces, dyn.body_forces,
-        dyn.udot_prescribed)
+    else:
+        tree = articulated.calc_tree_accelerations(
+            model, state.position, state.velocity, dyn.articulated, dyn.mobility_forces, dyn.body_forces,
+            dyn.udot_prescribed)
+    return with_tendon_armature(model, state, dyn.articulated, tree)
 
 
-def constraint_operators(model, state: State, abi: articulated.ArticulatedInertias) -> ConstraintOperators:
-    """The constraint operators at a State realized to Velocity. On the compiled kernels, ``M^-1 G^T`` and its
-    rows' body accelerations and prescribed forces are one kernel call over the m rows (forward dynamics at
-    u = 0 with only the row as mobility force: exactly the articulated solve's linear map), else the JAX
-    path's m articulated solves with ``abi``."""
+def with_tendon_armature(model, state: State, abi: articulated.ArticulatedInertias,
+                         tree: articulated.TreeAccelerations) -> articulated.TreeAccelerations:
+    """The one place forward dynamics adds tendon armature: ``tree`` (a tree solve at ``state``'s q and u, known
+    udots as ``abi`` has them) corrected by jaxbody._dynamics.tendon_armature with the same M^-1 operator (the
+    compiled kernels' or the JAX articulated solve, ``solve_rows``); ``tree`` unchanged without armature tendons."""
+    if not model.tendon_armatures:
+        return tree
+    return tendon_armature.correct_tree_accelerations(model, state.position, state.velocity, state.q, state.u,
+                                                      tree, solve_rows(model, state, abi))
+
+
+def solve_rows(model, state: State, abi: articulated.ArticulatedInertias):
+    """``G (k, nu) -> TreeAccelerations`` with a leading axis k: the tree solve at u = 0 of each row of G as mobility
+    force (M^-1 g, its body accelerations and prescribed forces: the articulated solve's linear map) at ``state``'s
+    q, known udots from ``abi``. On the compiled kernels (one call over the k rows) when they apply, else k JAX
+    articulated solves."""
     topo, dtype = model.topology, state.q.dtype
-    solve_rows = None
     if backend.runs_compiled(topo, dtype):
         known = abi.udot_known.astype(dtype)
         zero_u = jnp.zeros((topo.nu,), dtype)
         no_F, no_W = jnp.zeros((topo.nbodies, 2, 3), dtype), jnp.zeros((topo.nbodies, 3), dtype)
 
-        def solve_rows(G):
+        def solve(G):
             row = lambda g: kernel_tree.tree_accelerations(  # noqa: E731
                 topo, model.parameters, state.q, zero_u, g, no_F, no_W, known, zero_u)
             return articulated.TreeAccelerations(*jax.vmap(row)(G))
 
+        return solve
+    return jax.vmap(lambda g: articulated.multiply_by_m_inv_with_accelerations(model, state.position, abi, g))
+
+
+def constraint_operators(model, state: State, abi: articulated.ArticulatedInertias) -> ConstraintOperators:
+    """The constraint operators at a State realized to Velocity. On the compiled kernels, ``M^-1 G^T`` and its
+    rows' body accelerations and prescribed forces are one kernel call over the m rows (``solve_rows``), else the
+    JAX path's m articulated solves with ``abi``."""
+    compiled = backend.runs_compiled(model.topology, state.q.dtype)
     return ConstraintOperators(model, state.t, state.q, state.u, state.position, state.velocity, abi,
-                               state.constraint_enabled, solve_rows)
+                               state.constraint_enabled, solve_rows(model, state, abi) if compiled else None)
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:

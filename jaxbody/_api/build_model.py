@@ -20,6 +20,7 @@ from jaxbody._dynamics.motion import BoundMotion, Motion
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import SystemSignature
 from jaxbody._topology.topology import Topology
+from jaxbody.errors import InvalidArgument
 
 
 def build_model(system):
@@ -66,6 +67,7 @@ def build_model(system):
         motions=motions, default_lock_level=default_lock_level, constraints=constraints,
         default_motion_enabled=() if all(motion_on) else motion_on,
         signature=system_signature(matter), control_names=control_names,
+        tendon_armatures=_build_tendon_armatures(matter),
     )
 
 
@@ -80,6 +82,17 @@ def _build_forces(handles):
     elements = [dataclasses.replace(e, first_control=s.start) if e.num_controls() else e
                 for e, s in zip(elements, force_control_slices(elements))]
     return tuple(elements), tuple(name for handle in handles for name in handle.control_names)
+
+
+def _build_tendon_armatures(matter) -> tuple:
+    """The matter's tendon armatures (jaxbody._api.tendon_armature); refused beside constraints, whose solve does
+    not include them yet (InvalidArgument naming the tendons)."""
+    builders = matter._tendon_armatures
+    if builders and matter._constraints:
+        raise InvalidArgument(
+            f"tendon armature of {[b.name for b in builders]}: a system with constraints cannot have tendon "
+            f"armature yet (the constrained solve does not include it); remove the constraints or the armature")
+    return tuple(b.build() for b in builders)
 
 
 def _armature(bodies, nu):

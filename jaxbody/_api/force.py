@@ -29,4 +29,4 @@ class Force(BasicForces, CompoundForces, ActuatorForces, OpenSimPassiveForces, M
     ExpressionBasedCoordinateForce, ExpressionBasedBushingForce (jaxbody._api.force_opensim_passive); OpenSim's
     Thelen2003Muscle, DeGrooteFregly2016Muscle, Millard2012EquilibriumMuscle and RigidTendonMuscle on a path
     (jaxbody._api.force_muscles); OpenSim's Ligament, PathSpring and
-    PathActuator (jaxbody._api.force_path); MuJoCo's InertiaBoxFluid (jaxbody._api.force_fluid)."""
+    PathActuator (jaxbody._api.force_path); MuJoCo's InertiaBoxFluid and EllipsoidFluid (jaxbody._api.force_fluid)."""

@@ -42,6 +42,8 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     default_motion_enabled: static per-body Motion enabling (``set_motion_disabled_by_default``; empty: all on).
     control_names: the name of each ``State.controls`` entry (static), the actuators' controls in force-element
     order (a MuJoCo actuator's name, an OpenSim actuator's name).
+    tendon_armatures: one jaxbody._dynamics.tendon_armature.TendonArmature per tendon with armature (its path and
+    armature are leaves; MuJoCo's J^T a J in M, added by forward dynamics and the mass-matrix operators).
     signature: the system's SystemSignature (static; by structure, so identical systems share compiled code).
     Every State this model makes carries it, and every operator checks a State's signature, shapes, dtype
     and mode against the model's before tracing (InvalidArgument; free at run time).
@@ -57,6 +59,7 @@ class Model(ModelDynamics, ModelForces, ModelJacobians, ModelConstraints, ModelM
     constraints: ConstraintSet = eqx.field(static=True, default=ConstraintSet())
     signature: SystemSignature | None = eqx.field(static=True, default=None)
     control_names: tuple = eqx.field(static=True, default=())
+    tendon_armatures: tuple = ()
 
     # -- identity: ``jax.jit(model.realize)`` hashes the bound method, hence the Model ----------------------
 

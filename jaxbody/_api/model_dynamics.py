@@ -13,13 +13,14 @@ import jax.numpy as jnp
 
 from jaxbody._api.mobilized_body_mass import MassPropertiesArrays
 from jaxbody._api.stage_operator import stage_operator
-from jaxbody._dynamics import articulated, inverse_dynamics, kinematics, mass_matrix, prescribed
+from jaxbody._dynamics import articulated, inverse_dynamics, kinematics, mass_matrix, prescribed, tendon_armature
 from jaxbody._dynamics import system_properties as sp
 from jaxbody._dynamics.force_elements.gravity import Gravity, UniformGravity
 from jaxbody._dynamics.state import State
 from jaxbody._kernels import backend
 from jaxbody._kernels import tree as kernel_tree
 from jaxbody._math import spatial
+from jaxbody._realize import with_tendon_armature
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 from jaxbody.errors import InvalidArgument
@@ -69,7 +70,8 @@ class ModelDynamics:
 
         Args: mobility_forces (nu,), body_forces (nbodies, 2, 3) at Bo in G
         (these are all the forces: gravity is not added). Known udots (locks, Motions) are
-        honoured. Returns (udot (nu,), A_GB (nbodies, 2, 3)).
+        honoured; tendon armature is included (M + J^T A J, jaxbody._dynamics.tendon_armature). Returns
+        (udot (nu,), A_GB (nbodies, 2, 3)).
         """
         tree = self._tree_accelerations(state, mobility_forces, body_forces)
         return tree.udot, tree.A_GB
@@ -78,18 +80,25 @@ class ModelDynamics:
         """The ABA for given forces at a State realized to Velocity; known udots from the Dynamics cache if
         realized, else evaluated now (as the articulated inertias, see _articulated_inertias)."""
         known_udot = state.dynamics.udot_prescribed if state.get_system_stage() >= Stage.Dynamics else prescribed.calc_known_udot(self, state)
-        return articulated.calc_tree_accelerations(
-            self, state.position, state.velocity, self._articulated_inertias(state),
+        abi = self._articulated_inertias(state)
+        tree = articulated.calc_tree_accelerations(
+            self, state.position, state.velocity, abi,
             self._mobility(mobility_forces), self._bodyforces(body_forces), known_udot,
         )
+        return with_tendon_armature(self, state, abi, tree)
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_residual_force_ignoring_constraints(self, state: State, mobility_forces, body_forces, udot):
-        """Inverse dynamics ``M udot + c - f - J^T F`` (nu,). Cost: O(n)."""
-        return inverse_dynamics.calc_residual_force_ignoring_constraints(
+        """Inverse dynamics ``M udot + c - f - J^T F`` (nu,), with tendon armature ``+ J^T A (J udot + b)``
+        (jaxbody._dynamics.tendon_armature). Cost: O(n)."""
+        residual = inverse_dynamics.calc_residual_force_ignoring_constraints(
             self, state.position, state.velocity, self._mobility(mobility_forces),
             self._bodyforces(body_forces), self._mobility(udot, "udot"),
         )
+        if not self.tendon_armatures:
+            return residual
+        J, b = tendon_armature.calc_tendon_rows(self, state.position, state.velocity, state.q, state.u)
+        return residual + J.T @ (tendon_armature.armatures(self) * (J @ udot + b))
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_tree_equivalent_mobility_forces(self, state: State, body_forces):
@@ -109,15 +118,27 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_m(self, state: State, a):
-        """``M a`` (nu,) in O(n) without forming M."""
-        return mass_matrix.multiply_by_m(self, state.position, self._mobility(a, "a"))
+        """``M a`` (nu,) in O(n) without forming M; M includes tendon armature (``+ J^T A J a``, nt more rows)."""
+        a = self._mobility(a, "a")
+        Ma = mass_matrix.multiply_by_m(self, state.position, a)
+        if not self.tendon_armatures:
+            return Ma
+        return Ma + tendon_armature.multiply_by_m_term(self, state.position, state.q, a)
 
     @stage_operator(Stage.Position, jit=True)
     def multiply_by_m_inv(self, state: State, f):
         """``M^-1 f`` (nu,) in O(n) without forming M (articulated-body operator). With known udots (locks, Motions) this is Simbody's ``[M_rr^-1 f_r; 0]``: f on known mobilities is ignored.
         On the compiled kernels when they apply (jb.get_backend()), else the JAX path's articulated solve.
+        Tendon armature included (Woodbury on this operator, nt more solves).
         """
         f = self._mobility(f, "f")
+        if self.tendon_armatures:
+            return tendon_armature.correct_m_inv(self, state.position, state.q, self._tree_m_inv(state, f),
+                                                 lambda g: self._tree_m_inv(state, g))
+        return self._tree_m_inv(state, f)
+
+    def _tree_m_inv(self, state: State, f):
+        """The tree's ``M^-1 f`` (no tendon armature): compiled kernels or the JAX articulated solve."""
         if backend.runs_compiled(self.topology, state.q.dtype):
             return kernel_tree.multiply_by_m_inverse(self.topology, self.parameters, state.q,
                                                      self._known_bodies(state, state.q.dtype), f)
@@ -125,18 +146,27 @@ class ModelDynamics:
 
     @stage_operator(Stage.Position, jit=True)
     def calc_m(self, state: State):
-        """Mass matrix (nu, nu) by composite-body inertias. Cost O(n * depth)."""
-        return mass_matrix.calc_m(self, state.position)
+        """Mass matrix (nu, nu) by composite-body inertias, tendon armature ``J^T A J`` included. Cost O(n * depth)."""
+        M = mass_matrix.calc_m(self, state.position)
+        if not self.tendon_armatures:
+            return M
+        return M + tendon_armature.mass_matrix_term(self, state.position, state.q)
 
     @stage_operator(Stage.Position, jit=True)
     def calc_m_inv(self, state: State):
         """M^-1 (nu, nu) by nu applications of the O(n) operator. With known udots, rows and columns of known mobilities are zero and the rest is M_rr^-1 (Simbody's calcMInv).
-        On the compiled kernels (one call, nu columns) when they apply, else nu JAX articulated solves.
+        On the compiled kernels (one call, nu columns) when they apply, else nu JAX articulated solves; tendon
+        armature included (Woodbury, nt more solves).
         """
         if backend.runs_compiled(self.topology, state.q.dtype):
-            return kernel_tree.m_inverse_matrix(self.topology, self.parameters, state.q,
-                                                self._known_bodies(state, state.q.dtype))
-        return mass_matrix.calc_m_inv(self, state.position, self._articulated_inertias(state))
+            M_inv = kernel_tree.m_inverse_matrix(self.topology, self.parameters, state.q,
+                                                 self._known_bodies(state, state.q.dtype))
+        else:
+            M_inv = mass_matrix.calc_m_inv(self, state.position, self._articulated_inertias(state))
+        if self.tendon_armatures:
+            return tendon_armature.correct_m_inv(self, state.position, state.q, M_inv,
+                                                 lambda g: self._tree_m_inv(state, g))
+        return M_inv
 
     @stage_operator(Stage.Position, jit=True)
     def calc_composite_body_inertias(self, state: State):
@@ -188,8 +218,12 @@ class ModelDynamics:
 
     @stage_operator(Stage.Velocity, jit=True)
     def calc_kinetic_energy(self, state: State):
-        """Kinetic energy (J)."""
-        return sp.calc_kinetic_energy(self.parameters, state.position, state.velocity, state.u)
+        """Kinetic energy (J), the tendons' armature ``1/2 sum a Ldot^2`` included."""
+        ke = sp.calc_kinetic_energy(self.parameters, state.position, state.velocity, state.u)
+        if not self.tendon_armatures:
+            return ke
+        Ldot = tendon_armature.tendon_speeds(self, state.position, state.q, state.u)
+        return ke + 0.5 * jnp.sum(tendon_armature.armatures(self) * Ldot**2)
 
     @stage_operator(Stage.Dynamics, jit=True)
     def calc_potential_energy(self, state: State):

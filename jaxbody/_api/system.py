@@ -76,6 +76,7 @@ class SimbodyMatterSubsystem(MatterDecorations, MatterBookkeeping, UnilateralMat
         self._q_alloc = 0
         self._u_alloc = 0
         self._constraints: list = []
+        self._tendon_armatures: list = []   # jaxbody._api.tendon_armature builders
         ground = MobilizedBody._create(self, None, None, Body.Massless(), None, mob.Weld, None, "Ground")
         self._ground = ground
 

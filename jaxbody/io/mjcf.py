@@ -30,7 +30,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   tendons through sites; jaxbody.io.mjcf_tendons); tendon frictionloss and the other passive attributes
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
-  map to jaxbody's (w, v) mobilities).
+  map to jaxbody's (w, v) mobilities); a tendon's ``armature`` becomes a ``jb.TendonArmature`` (J^T a J in M,
+  jaxbody.io.mjcf_tendons), warned and left out beside equality constraints.
 * Contact (on by default, as in MuJoCo; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become
   compliant ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule; none
   when the file disables the ``contact`` (or ``constraint``) flag or ``contact=False`` is passed.
@@ -80,7 +81,7 @@ from jaxbody.io.engine_coordinates import to_jaxbody
 from jaxbody.io.mjcf_options import disabled_flags, integrator_name
 from jaxbody.io.mjcf_parts import keyframes, mjcf_visuals, mujoco_joints, names, unique_key
 from jaxbody.io.mjcf_passive import add_mjcf_passive
-from jaxbody.io.mjcf_tendons import add_tendon_limits
+from jaxbody.io.mjcf_tendons import add_tendon_armature, add_tendon_limits
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _Z, _X = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
@@ -182,6 +183,10 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     if "equality" in disabled:  # MuJoCo ignores them; kept, disabled by default, for the user to enable
         for c in constraints.values():
             c.set_disabled_by_default(True)
+    _, unmodelled = add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, bool(constraints))
+    warn_unmodelled("MJCF", "tendon armature of tendons that wrap geoms or use pulleys, or beside equality "
+                    "constraints (jaxbody's constrained solve does not include tendon armature)", unmodelled,
+                    stacklevel=2)
     gravity = np.zeros(3) if "gravity" in disabled else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
@@ -195,9 +200,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
         warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms, use pulleys or do not move at qpos0",
                         unmodelled, stacklevel=2)
-    for body, handle in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
-                                       [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
-        passive[f"fluid {body}"] = [handle]
+    for body, handles in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
+                                        [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
+        passive[f"fluid {body}"] = handles
     actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,

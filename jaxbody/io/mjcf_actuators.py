@@ -119,7 +119,9 @@ def add_mjcf_actuators(mujoco, m, forces, coordinates: dict, joint_names) -> Muj
 
 def _warn_unmodelled(m, actuator_names, joints, jid, left_out):
     notes = [f"actuators giving no force: {', '.join(left_out)}"] if left_out else []
-    extra = [n for i, n in enumerate(actuator_names) if np.any(m.actuator_armature[i]) or np.any(m.actuator_damping[i])]
+    # an actuator's armature on a tendon is the tendon's armature (jaxbody.io.mjcf_tendons.actuator_armature)
+    extra = [n for i, n in enumerate(actuator_names) if np.any(m.actuator_damping[i])
+             or (np.any(m.actuator_armature[i]) and m.actuator_trntype[i] != _TRN_TENDON)]
     if extra:
         notes.append(f"actuator armature/damping not modelled: {', '.join(extra)}")
     gravcomp = [n for n, j in jid.items() if m.jnt_actgravcomp[j]]

@@ -27,8 +27,8 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
 
 Tendon limits: jaxbody.io.mjcf_tendons. Warned, naming the joints or tendons, and not modelled: tendon
 ``frictionloss``, MuJoCo 4's polynomial stiffness and damping coefficients and ``springyield`` (plasticity),
-ball-joint cone limits, tendon armature and friction loss, springs and dampers of spatial tendons, body
-``gravcomp``. Fluid forces: jaxbody.io.mjcf_fluid.
+ball-joint cone limits, tendon friction loss, springs and dampers of spatial tendons, body ``gravcomp``. Fluid
+forces: jaxbody.io.mjcf_fluid; tendon armature: jaxbody.io.mjcf_tendons.
 """
 
 from __future__ import annotations
@@ -176,7 +176,6 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
                         {joint_names[j] for j in range(m.njnt) if m.jnt_limited[j] and m.jnt_type[j] == _BALL})
     if "frictionloss" not in disabled:
         warn_unmodelled(source, "tendon frictionloss", by_tendon(m.tendon_frictionloss))
-    warn_unmodelled(source, "tendon armature", by_tendon(m.tendon_armature))
     warn_unmodelled(source, "polynomial tendon stiffness or damping",
                     by_tendon(np.any(m.tendon_stiffnesspoly != 0, axis=1) | np.any(m.tendon_dampingpoly != 0, axis=1)))
     warn_unmodelled(source, "tendon springyield (plasticity)", by_tendon(m.tendon_springyield))

@@ -9,7 +9,14 @@ Tendon kinematics (the length L in m, or in the joints' units for fixed tendons,
   ``e_k . (v_{k+1} - v_k)``; a tension T pulls each segment's two sites towards each other (body forces
   ``T e_k`` on site k and ``-T e_k`` on site k+1, i.e. the generalized force ``T dL/du``).
 
-Other tendons (wrapping geoms, pulleys) have no length function here: their limits are warned and left out.
+Other tendons (wrapping geoms, pulleys) have no length function here: their limits and armature are warned and
+left out.
+
+Tendon armature (``armature``, plus what MuJoCo's ``mj_actuatorArmature`` adds from actuators on the tendon:
+``actuator_armature gear^2``): a ``jb.TendonArmature.Fixed`` or ``.Spatial`` on the same length function
+(jaxbody._dynamics.tendon_armature: M gains ``a J^T J`` and the bias ``a J^T Jdot u``, as MuJoCo's qM and
+qfrc_bias). Refused by jaxbody beside constraints: a file with equality constraints gets a warning naming the
+tendons and no armature.
 
 Tendon limits (``limited``, ``range`` [L_lo, L_hi]): MuJoCo enforces them as a one-sided constraint (solver
 impulse, solref/solimp softness). jaxbody uses the compliant stand-in that it uses for joint limits
@@ -29,9 +36,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.force import Force
+from jaxbody._api.tendon_armature import TendonArmature
 from jaxbody._dynamics.forces import safe_direction, station_force, station_location, station_velocity
 
 _WRAP_JOINT, _WRAP_SITE = 1, 3
+_TRN_TENDON = 3   # mjTRN_TENDON
 
 
 def dense_tendon_jacobian(m, d) -> np.ndarray:
@@ -144,3 +153,49 @@ def add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods, time_
                   "upper": jnp.asarray(upper)}
         stops[names[t]] = _limit_stop(forces, path[0], params, names[t])
     return stops, unmodelled
+
+
+def actuator_armature(m, t: int) -> float:
+    """MuJoCo's ``mj_actuatorArmature`` for tendon t: ``actuator_armature gear_0^2`` of the actuators on it."""
+    k = int(m.tendon_actuatorid[t])
+    if k == -1:
+        return 0.0
+    actuators = [k] if k >= 0 else [a for a in range(m.nu) if m.actuator_trnid[a, 0] == t
+                                     and m.actuator_trntype[a] == _TRN_TENDON]
+    return float(sum(m.actuator_armature[a] * m.actuator_gear[a, 0] ** 2 for a in actuators))
+
+
+def _site_station(m, s) -> np.ndarray:
+    """Site s's origin in its body's frame as MuJoCo's kinematics places it (``site_sameframe``)."""
+    same, b = int(m.site_sameframe[s]), int(m.site_bodyid[s])
+    if same == 1:
+        return np.zeros(3)
+    if same == 2:
+        return np.zeros(3) if int(m.body_sameframe[b]) == 1 else np.asarray(m.body_ipos[b], dtype=float)
+    return np.asarray(m.site_pos[s], dtype=float)
+
+
+def add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, has_constraints: bool):
+    """A ``jb.TendonArmature`` (module doc) for every tendon of ``m`` with armature that has a length function here.
+    Returns ``(added, unmodelled)``: tendon name -> its index in ``model.tendon_armatures``, and the names of the
+    tendons with armature left out (for the caller to warn): all of them when ``has_constraints``, else those that
+    wrap geoms or use pulleys."""
+    names, added, unmodelled = tendon_names(mujoco, m), {}, []
+    for t in range(m.ntendon):
+        a = float(m.tendon_armature[t]) + actuator_armature(m, t)
+        if a == 0:
+            continue
+        wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
+        types = {int(m.wrap_type[w]) for w in wraps}
+        has_path = types == {_WRAP_JOINT} or (types == {_WRAP_SITE} and len(wraps) >= 2)
+        if has_constraints or not has_path:
+            unmodelled.append(names[t])
+        elif types == {_WRAP_JOINT}:
+            cs = [coordinates[joint_names[m.wrap_objid[w]]] for w in wraps]
+            added[names[t]] = TendonArmature.Fixed(matter, names[t], a, [
+                (c.mobilized_body, c.q_index, float(m.wrap_prm[w])) for c, w in zip(cs, wraps)])
+        else:
+            sites = [int(m.wrap_objid[w]) for w in wraps]
+            added[names[t]] = TendonArmature.Spatial(matter, names[t], a, [
+                (mobods[m.site_bodyid[s]], _site_station(m, s)) for s in sites])
+    return added, unmodelled

@@ -4,7 +4,8 @@
 Models: dm_control's fish (free joint, density 5000) and 6-link swimmer (tests/models/dm_control/swimmer6.xml,
 written here by ``write_swimmer6`` from
 ``dm_control.suite.swimmer.get_model_and_assets(6)``, density 3000), and
-tests/models/fluid.xml (density, viscosity and wind; rotated, offset inertial frames; a massless body). Per
+tests/models/fluid.xml (density, viscosity and wind; rotated, offset inertial frames; a massless body), and
+tests/models/fluid_ellipsoid.xml (the ellipsoid model on a free body and a ball-hinge-slide-hinge chain). Per
 state (qpos0, then random: hinges and slides uniform in [-1.5, 1.5], ball and free orientations uniform, free
 positions normal; velocities normal, times 3 so the quadratic drag dominates): qpos, qvel, qfrc_fluid of
 mj_forward, and qacc with every constraint and actuation disabled (passive forces, fluid included, on).
@@ -20,7 +21,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "models")
 N_RANDOM = 12
-FILES = {"fish": "dm_control/fish.xml", "swimmer6": "dm_control/swimmer6.xml", "fluid": "fluid.xml"}
+FILES = {"fish": "dm_control/fish.xml", "swimmer6": "dm_control/swimmer6.xml", "fluid": "fluid.xml",
+         "ellipsoid": "fluid_ellipsoid.xml"}
 
 
 def random_quaternion(rng):
@@ -66,8 +68,13 @@ def write_swimmer6():
 
 
 if __name__ == "__main__":
-    write_swimmer6()
-    for stem, file in FILES.items():
+    import sys
+
+    stems = sys.argv[1:] or list(FILES)   # e.g. ``ellipsoid`` to write that file only
+    if "swimmer6" in stems:
+        write_swimmer6()
+    for stem in stems:
+        file = FILES[stem]
         g = fluid_golden(file)
         print(stem, "max |qfrc_fluid|", np.abs(g["qfrc_fluid"]).max())
         np.savez(os.path.join(HERE, "golden", f"mujoco_fluid_{stem}.npz"), **g)

@@ -1,8 +1,11 @@
-"""MJCF fluid forces (MuJoCo's inertia-box model; jaxbody.io.mjcf_fluid, Force.InertiaBoxFluid) against MuJoCo 4.0.
+"""MJCF fluid forces (MuJoCo's inertia-box and ellipsoid models; jaxbody.io.mjcf_fluid, Force.InertiaBoxFluid,
+Force.EllipsoidFluid) against MuJoCo 4.0.
 
 Golden numbers: tests/io/golden/mujoco_fluid_*.npz from tests/io/generate_fluid_golden.py on dm_control's fish
-(free joint) and 6-link swimmer, and tests/models/fluid.xml (viscosity and wind too; rotated and offset
-inertial frames; ball, hinge and slide joints; a massless body). Compared at 13 states per model: the fluid
+(free joint) and 6-link swimmer, tests/models/fluid.xml (viscosity and wind too; rotated and offset
+inertial frames; ball, hinge and slide joints; a massless body) and tests/models/fluid_ellipsoid.xml (the
+ellipsoid model on every geom type, geoms at the body and inertial frames, custom fluidcoef, a skipped geom, an
+inertia-box body among ellipsoid ones). Compared at 13 states per model: the fluid
 elements' generalized force vs MuJoCo's qfrc_fluid and, with every element but the actuators on, udot vs
 qacc (MuJoCo ran with constraints and actuation disabled), both to 1e-10 in MuJoCo's coordinates. Under
 jit(vmap); the force's gradient w.r.t. u and w.r.t. the density leaf against central differences.
@@ -23,7 +26,8 @@ import jaxbody as jb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "models")
-FILES = {"fish": "dm_control/fish.xml", "swimmer6": "dm_control/swimmer6.xml", "fluid": "fluid.xml"}
+FILES = {"fish": "dm_control/fish.xml", "swimmer6": "dm_control/swimmer6.xml", "fluid": "fluid.xml",
+         "ellipsoid": "fluid_ellipsoid.xml"}
 
 
 def coordinate_map(imported, model, qpos, qvel):
@@ -65,16 +69,19 @@ def against_mujoco(stem, xml=None):
 @pytest.mark.parametrize("stem", list(FILES))
 def test_fluid_forces_and_accelerations_match_mujoco(stem):
     g, qacc, qfrc_fluid, imported, _, fluid = against_mujoco(stem)
-    assert len(fluid) == {"fish": 5, "swimmer6": 6, "fluid": 3}[stem]   # fluid.xml: the massless body gets none
+    # fluid.xml: the massless body gets none; fluid_ellipsoid.xml: one element per ellipsoid geom (the plain
+    # sphere on the hull is skipped) and one inertia box (box_body)
+    assert len(fluid) == {"fish": 5, "swimmer6": 6, "fluid": 3, "ellipsoid": 7}[stem]
     assert np.min(np.max(np.abs(g["qfrc_fluid"][1:]), axis=1)) > 0.1
     assert_close(qfrc_fluid, g["qfrc_fluid"], 1e-10, f"{stem}: fluid forces vs qfrc_fluid")
     assert_close(qacc, g["qacc"], 1e-10, f"{stem}: udot vs qacc (fluid and passive forces on)")
 
 
-def test_fluid_gradients_match_central_differences():
+@pytest.mark.parametrize("stem", ["fluid", "ellipsoid"])
+def test_fluid_gradients_match_central_differences(stem):
     """d(fluid force)/du by jax.jacfwd and d/d(density) of one element's leaf by jax.grad, vs central
-    differences, at a random state of fluid.xml (wind and viscosity on)."""
-    g, _, _, imported, model, fluid = against_mujoco("fluid")
+    differences, at a random state of fluid.xml and fluid_ellipsoid.xml (wind and viscosity on)."""
+    g, _, _, imported, model, fluid = against_mujoco(stem)
     q, u, _ = coordinate_map(imported, model, g["qpos"][3:4], g["qvel"][3:4])
     index = fluid[0].get_force_index()
 
@@ -99,6 +106,19 @@ def test_fluid_gradients_match_central_differences():
     assert_close(dk, fd, 1e-6 * np.max(np.abs(dk)), "d(fluid force)/d(density) vs central differences")
 
 
+def test_ellipsoid_wrench_derivatives_are_finite_at_rest():
+    """The ellipsoid model's norms and square root have gradient-safe branches: finite derivatives at w = v = 0."""
+    from jaxbody._dynamics.force_elements.fluid_ellipsoid import ellipsoid_fluid_wrench
+
+    def wrench(x):
+        t, f = ellipsoid_fluid_wrench(x[:3], x[3:], jnp.array([0.1, 0.2, 0.05]), jnp.array([1, .5, .25, 1.5, 1, 1.]),
+                                      jnp.ones(3), jnp.ones(3), 1000.0, 0.1)
+        return jnp.concatenate([t, f])
+
+    J = np.asarray(jax.jacfwd(wrench)(jnp.zeros(6)))
+    assert np.all(np.isfinite(J)) and np.all(np.isfinite(np.asarray(jax.jacrev(wrench)(jnp.zeros(6)))))
+
+
 @pytest.mark.long
 def test_broken_fluid_fails_the_comparison():
     """The comparison can fail: fluid.xml with a different wind."""
@@ -108,12 +128,19 @@ def test_broken_fluid_fails_the_comparison():
     assert np.max(np.abs(qfrc_fluid - g["qfrc_fluid"])) > 1e-4
 
 
-def test_ellipsoid_model_is_warned_and_bad_input_refused():
+def test_ellipsoid_model_selection_and_bad_input_refused():
+    """mj_fluid's selection: a body with any ellipsoid geom gets the ellipsoid model on its geoms whose
+    interaction coefficient is nonzero, every other body the inertia box; nothing is warned. Bad builder input
+    raises, naming the body."""
     xml = open(os.path.join(MODELS, FILES["fluid"])).read().replace(
         '<geom type="box" size="0.2 0.1 0.05"', '<geom type="box" size="0.2 0.1 0.05" fluidshape="ellipsoid"')
-    with pytest.warns(UserWarning, match=r"ellipsoid fluid model \(fluidshape\).*\['hull'\]"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         imported = jb.io.load_mjcf(xml)
-    assert "fluid hull" not in imported.passive_forces and "fluid fin" in imported.passive_forces
+    kinds = {name: [h.name for h in hs] for name, hs in imported.passive_forces.items() if name.startswith("fluid ")}
+    assert kinds["fluid hull"][0].startswith("EllipsoidFluid") and kinds["fluid fin"][0].startswith("InertiaBoxFluid")
+    _, _, _, ellipsoid, _, _ = against_mujoco("ellipsoid")
+    assert len(ellipsoid.passive_forces["fluid hull"]) == 2 and len(ellipsoid.passive_forces["fluid box_body"]) == 1
     system = jb.MultibodySystem()
     matter, forces = jb.SimbodyMatterSubsystem(system), jb.GeneralForceSubsystem(system)
     body = jb.MobilizedBody.Pin(matter.Ground(), jb.Transform(), jb.Body.Rigid(jb.MassProperties(1.0, [0, 0, 0],
@@ -123,3 +150,10 @@ def test_ellipsoid_model_is_warned_and_bad_input_refused():
         jb.Force.InertiaBoxFluid(forces, body, [1, 1, 1], [0, 0, 0], np.eye(3), 1.0, -0.1)
     with pytest.raises(jb.errors.InvalidArgument, match="paddle.*rotation"):
         jb.Force.InertiaBoxFluid(forces, body, [1, 1, 1], [0, 0, 0], 2 * np.eye(3), 1.0, 0.1)
+    ellipsoid_args = ([0, 0, 0], np.eye(3), [0.1, 0.2, 0.3], [1, 1, 1], [1, 1, 1], 1.0, 0.1)
+    with pytest.raises(jb.errors.InvalidArgument, match="paddle.*semiaxes"):
+        jb.Force.EllipsoidFluid(forces, body, [0, 0, 0], np.eye(3), [0.1, 0.0, 0.3], [1, 1, 1], [1, 1, 1], 1.0, 0.1)
+    with pytest.raises(jb.errors.InvalidArgument, match="paddle.*blunt_drag"):
+        jb.Force.EllipsoidFluid(forces, body, *ellipsoid_args, blunt_drag=-1.0)
+    with pytest.raises(jb.errors.InvalidArgument, match="paddle.*geom_axes"):
+        jb.Force.EllipsoidFluid(forces, body, [0, 0, 0], 2 * np.eye(3), *ellipsoid_args[2:])

@@ -33,7 +33,8 @@ MJCF_ROOTS = {"dm_control": os.path.join(SITE, "dm_control"),
               "mujoco-mjx": os.path.join(SITE, "mujoco", "mjx", "test_data"),
               "gymnasium": os.path.join(SITE, "gymnasium", "envs", "mujoco", "assets")}
 CI_URDF = ["ur_description/urdf/ur5_robot.urdf"]
-CI_MJCF = [("dm_control", "suite/acrobot.xml"), ("gymnasium", "reacher.xml")]
+CI_MJCF = [("dm_control", "suite/acrobot.xml"), ("gymnasium", "reacher.xml"),
+           ("mujoco-mjx", "tendon/armature.xml")]   # tendon armature (J^T a J in M, bias in qacc)
 TOLERANCE = 1e-8
 
 
