@@ -50,9 +50,15 @@ class MassAccumulator:
         self.first_moment += mass * com_B
         self.I_o += np.asarray(central_B, dtype=float) + mass * (com_B @ com_B * np.eye(3) - np.outer(com_B, com_B))
 
-    def mass_properties(self) -> MassProperties:
+    def mass_properties(self, checked: bool = True) -> MassProperties:
+        """The pieces as one MassProperties about Bo; ``checked=False`` skips the physical-validity checks
+        (MassProperties.unchecked_from_central_inertia: for an inertia the file's engine accepts as written)."""
         com = self.first_moment / self.mass if self.mass > 0 else np.zeros(3)
-        return MassProperties(self.mass, com, Inertia.from_matrix(0.5 * (self.I_o + self.I_o.T)))
+        I_o = 0.5 * (self.I_o + self.I_o.T)
+        if not checked:
+            return MassProperties.unchecked_from_central_inertia(
+                self.mass, com, I_o - self.mass * (com @ com * np.eye(3) - np.outer(com, com)))
+        return MassProperties(self.mass, com, Inertia.from_matrix(I_o))
 
 
 def up_direction_against(gravity) -> str | None:

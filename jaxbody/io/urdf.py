@@ -94,7 +94,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
               mimic: str = "couple", collision: bool = False, contact_material=None, self_collision: bool = False,
-              collision_mesh: str = "convex_hull", package_dirs=(),
+              collision_mesh: str = "convex_hull", package_dirs=(), strict_inertia: bool = False,
               ) -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
@@ -111,6 +111,9 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names.
     mimic: "couple" (default): each ``<mimic>`` becomes a CoordinateCoupler; "ignore": mimic tags are left
     out with one warning naming the joints, which then move independently (Pinocchio's default).
+    strict_inertia: False (default): a body whose inertia (after fixed-joint fusing) violates only the triangle
+    inequality of its principal moments loads as written, as Pinocchio loads it, with a warning naming the link
+    and line (``jb.check_parameters`` reports it); True refuses it.
     Raises InvalidArgument naming the element and line for an unknown joint type, an unknown parent or child
     link, a link with two parents, a loop, a moving link whose subtree has no mass, a bad mimic, or a
     ``<limit>`` with lower > upper (naming the file too); and for a ``friction`` mode not in ("smooth",
@@ -134,10 +137,14 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
             host[j.child], X_host[j.child] = host[j.parent], (R @ j.R_PJ, R @ j.p_PJ + p)
         else:
             host[j.child], X_host[j.child] = j.child, (np.eye(3), np.zeros(3))
-    repaired = check_fused_inertias(links, host, X_host)
+    repaired, accepted = check_fused_inertias(links, host, X_host, strict_inertia)
     if repaired:
         warnings.warn(f"URDF: links whose own inertia is physically impossible were fused into bodies whose inertia "
                       f"is valid (loaded, as urdfdom and Pinocchio do): {'; '.join(repaired)}", stacklevel=2)
+    if accepted:
+        warnings.warn(f"URDF: bodies whose inertia is physically impossible, loaded as written as Pinocchio loads "
+                      f"them (strict_inertia=True refuses them; jb.check_parameters reports them): "
+                      f"{'; '.join(accepted.values())}", stacklevel=2)
     mass = {name: MassAccumulator() for name in set(host.values())}
     for name, link in links.items():
         R, p = X_host[name]
@@ -161,7 +168,8 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     if floating_base:
         if subtree_mass[root] == 0:
             raise InvalidArgument(f"URDF: floating base {root!r}: the whole robot is massless")
-        bodies = {root: MobilizedBody.Free(matter.Ground(), Transform(), Body.Rigid(mass[root].mass_properties()),
+        root_body = Body.Rigid(mass[root].mass_properties(root not in accepted))
+        bodies = {root: MobilizedBody.Free(matter.Ground(), Transform(), root_body,
                                            Transform(), name=root)}
         coordinates = {"root_joint": Coordinate(bodies[root], 0, 7, 6)}
     else:
@@ -173,7 +181,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
         R_a = np.eye(3) if mob_axis is None else rotation_taking(mob_axis, j.axis)
         R_h, p_h = X_host[j.parent]
         X_PF = Transform(R_h @ j.R_PJ @ R_a, R_h @ j.p_PJ + p_h)
-        body = Body.Rigid(mass[j.child].mass_properties())
+        body = Body.Rigid(mass[j.child].mass_properties(j.child not in accepted))
         bodies[j.child] = getattr(MobilizedBody, factory)(bodies[host[j.parent]], X_PF, body, Transform(R_a),
                                                           name=j.child)
         coordinates[j.name] = Coordinate(bodies[j.child], 0, nq, nu)

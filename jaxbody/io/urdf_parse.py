@@ -242,18 +242,20 @@ def check_rotational_inertia(joints: list, inertias: dict[str, float]) -> None:
                 f"and udot NaN; give the link inertia about the joint axis or make the joint fixed")
 
 
-def check_fused_inertias(links: dict, host: dict, X_host: dict) -> list[str]:
+def check_fused_inertias(links: dict, host: dict, X_host: dict, strict_inertia: bool = True) -> tuple[list, dict]:
     """Check each body's inertia after fixed-joint fusing (urdfdom and Pinocchio check no link on its own).
 
     ``host``: link -> the link whose body it was fused into; ``X_host``: link -> (R, p) of the link frame in
-    that body. Raises InvalidArgument naming the body's link (and line) and the links fused into it when the
-    fused inertia about the mass center is physically impossible; returns "'link' (line n): why" for each
-    link whose own inertia was invalid but whose body's is valid (the caller warns).
+    that body. Returns ``(repaired, accepted)``: "'link' (line n): why" for each link whose own inertia was
+    invalid but whose body's is valid, and {body link: why} for each body whose fused inertia violates only the
+    triangle inequality when ``strict_inertia`` is False (Pinocchio loads those; the caller warns for both).
+    Raises InvalidArgument naming the body's link (and line) and the links fused into it for any other
+    physically impossible inertia about the mass center, or for a triangle violation when ``strict_inertia``.
     """
     fused: dict[str, list[str]] = {}
     for name in links:
         fused.setdefault(host[name], []).append(name)
-    repaired = []
+    repaired, accepted = [], {}
     for body, members in fused.items():
         pieces = [(links[n].mass, X_host[n][0] @ links[n].com + X_host[n][1],
                    X_host[n][0] @ links[n].central @ X_host[n][0].T) for n in members]
@@ -265,6 +267,9 @@ def check_fused_inertias(links: dict, host: dict, X_host: dict) -> list[str]:
             check_inertia_matrix(total[2], "inertia about the mass center")
         except InvalidInertia as e:
             others = f" (with the links fused into it: {[n for n in members if n != body]})" if len(members) > 1 else ""
-            raise InvalidArgument(f"URDF {links[body].node.where()}{others}: {e}") from None
+            if strict_inertia or "triangle" not in str(e):
+                raise InvalidArgument(f"URDF {links[body].node.where()}{others}: {e}") from None
+            accepted[body] = f"{links[body].node.where()}{others}: {e}"
+            continue
         repaired += [f"{n!r} (line {links[n].node.line}): {links[n].inertia_problem}" for n in bad]
-    return repaired
+    return repaired, accepted

@@ -75,7 +75,23 @@ def test_inertia_checked_after_fusing(clean):
     alone = CLEAN.replace(INERTIAL.format(m=2.0, i=0.05), INERTIAL.format(m=2.0, i=0.05).replace('ixx="0.05"', 'ixx="0.5"'))
     with pytest.raises(jb.InvalidArgument, match=r"<link name='arm'> \(line 3\): inertia about the mass center "
                                                  r"violates the triangle inequality"):
-        jb.io.load_urdf(alone)
+        jb.io.load_urdf(alone, strict_inertia=True)
+
+
+def test_impossible_inertia_loads_as_pinocchio_loads_it(clean):
+    # Pinocchio builds a model from an inertia that breaks the triangle inequality; so does jaxbody by default,
+    # with a warning naming the link and its line, and jb.check_parameters reports the body
+    alone = CLEAN.replace(INERTIAL.format(m=2.0, i=0.05), INERTIAL.format(m=2.0, i=0.05).replace('ixx="0.05"', 'ixx="0.5"'))
+    with pytest.warns(UserWarning, match=r"loaded as written as Pinocchio loads them .*<link name='arm'> \(line 3\): "
+                                         r"inertia about the mass center violates the triangle inequality"):
+        imported = jb.io.load_urdf(alone)
+    model = imported.system.realize_topology()
+    arm = model.topology.body_names.index("arm")
+    failing = jb.check_parameters(model)["inertia about the mass center: triangle"]
+    assert bool(failing[arm]) and int(np.sum(failing)) == 1
+    com = np.array([0.0, 0.0, 0.1])   # the <inertial> origin in INERTIAL
+    about_bo = np.diag([0.5, 0.05, 0.05]) + 2.0 * (com @ com * np.eye(3) - np.outer(com, com))
+    np.testing.assert_allclose(model.parameters.inertia_Bo_B[arm], about_bo, rtol=1e-14)
 
 
 def test_fused_inertia_still_invalid_names_the_fused_links():
@@ -83,7 +99,7 @@ def test_fused_inertia_still_invalid_names_the_fused_links():
     text = CLEAN.replace(INERTIAL.format(m=0.1, i=0.001), bad)
     with pytest.raises(jb.InvalidArgument, match=r"<link name='tip'> \(line 4\) \(with the links fused into it: "
                                                  r"\['antenna'\]\): inertia about the mass center violates"):
-        jb.io.load_urdf(text)
+        jb.io.load_urdf(text, strict_inertia=True)
 
 
 def test_malformed_visual_is_skipped_with_a_warning(clean):
