@@ -118,12 +118,16 @@ class Renderer:
 
 #: Browsers play a GIF frame delay under 20 ms as 100 ms (and GIF stores delays in 10 ms steps).
 MIN_GIF_DELAY_MS = 20
+GIF_DELAY_STEP_MS = 10
 
 
 def write_gif(path, images, fps) -> None:
     """RGB frames (H, W, 3) as a looping GIF, quantized without dithering to one palette made from a few frames.
-    Frame delays under 20 ms (fps > 50), which browsers stretch to 100 ms, are written as 20 ms with a warning:
-    the GIF then plays slower than real time by 20 ms x fps (write an .mp4, or use fewer frames, for real time)."""
+    GIF stores each frame's delay in 10 ms steps, so the delays are rounded cumulatively (frame k ends at
+    round(k / fps, 10 ms)): at 30 fps they alternate 30 and 40 ms and the whole GIF lasts frames / fps, as the
+    trajectory does. Frame delays under 20 ms (fps > 50), which browsers stretch to 100 ms, are written as 20 ms
+    with a warning: the GIF then plays slower than real time by 20 ms x fps (write an .mp4, or use fewer frames,
+    for real time)."""
     import warnings
 
     from PIL import Image
@@ -135,11 +139,13 @@ def write_gif(path, images, fps) -> None:
                       f"real time): for real time use at most 50 frames per second (fewer frames, a larger stride) or "
                       f"write an .mp4", stacklevel=3)
         delay = MIN_GIF_DELAY_MS
+    ends = np.round(np.arange(1, len(images) + 1) * delay / GIF_DELAY_STEP_MS) * GIF_DELAY_STEP_MS
+    durations = np.maximum(np.diff(ends, prepend=0.0), MIN_GIF_DELAY_MS).astype(int).tolist()
 
     picks = np.linspace(0, len(images) - 1, min(PALETTE_SAMPLES, len(images))).astype(int)
     palette = Image.fromarray(np.concatenate([images[k] for k in picks])).quantize(256, Image.Quantize.MEDIANCUT)
     frames = [Image.fromarray(image).quantize(palette=palette, dither=Image.Dither.NONE) for image in images]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=delay, loop=0)
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0)
 
 
 def animate(system, model, trajectory, path, fps=20, stride=1, figsize=(6.4, 6.4), dpi=80, title="t = {t:.3f} s",

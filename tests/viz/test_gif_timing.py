@@ -33,3 +33,15 @@ def test_too_short_a_delay_is_raised_to_20_ms_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match=r"100 frames per second is a 10.0 ms GIF delay.*2x slower"):
         write_gif(tmp_path / "b.gif", frames(), fps=100)
     assert frame_delays(tmp_path / "b.gif") == [20, 20, 20]
+
+
+def test_delays_not_a_multiple_of_10_ms_keep_real_time_on_average(tmp_path):
+    # GIF stores delays in 10 ms steps: 30 fps (33.3 ms) must not become 30 ms (1.1x fast) or 40 ms (1.2x slow)
+    images = [np.zeros((8, 8, 3), np.uint8) for _ in range(9)]
+    for k, image in enumerate(images):
+        image[k % 8, k // 8 :] = 255   # distinct frames (the writer merges identical ones)
+    write_gif(tmp_path / "c.gif", images, fps=30)
+    delays = frame_delays(tmp_path / "c.gif")
+    assert sorted(set(delays)) == [30, 40] and sum(delays) == 300
+    ends = np.cumsum(delays)
+    assert np.max(np.abs(ends - 1000 * np.arange(1, 10) / 30)) <= 5
