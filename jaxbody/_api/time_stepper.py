@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbody._api.stage_operator import check_model_argument, entry_point
-from jaxbody._api.unilateral import build_contact_set
+from jaxbody._api.unilateral import build_contact_set, check_contact_set
 from jaxbody._constraints.unilateral.contact_set import calc_contact_kinematics
 from jaxbody._dynamics.state_checks import check_state, describe_other
 from jaxbody._integrators import semi_explicit_euler_time_stepper as seets
@@ -226,7 +226,10 @@ class SemiExplicitEulerTimeStepper:
                     "(SemiExplicitEulerTimeStepper(system, model)) or pass contacts= of its dtype")
         model = self.model if model is None else model
         check_state(model, state, operation)
-        return model, self.contacts if contacts is None else contacts
+        if contacts is None:
+            return model, self.contacts
+        check_contact_set(self.system.get_matter_subsystem(), contacts, operation)
+        return model, contacts
 
     def calc_contact_kinematics(self, state, *, model=None, contacts=None):
         """Every contact's separation ``perr`` (nc,) (>= 0 when satisfied) and Jacobian rows ``G`` (nc, 3, nu)

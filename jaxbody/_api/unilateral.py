@@ -7,6 +7,7 @@ jb.SemiExplicitEulerTimeStepper steps with (one batched group per geometry; Simb
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -154,3 +155,39 @@ def build_contact_set(matter, dtype=jnp.float64) -> UnilateralContactSet:
         )
     return UnilateralContactSet(stops, planes, distances, tuple(position[id(c)] for c in contacts), speed_rows,
                                 edges)
+
+
+#: The constructors' ranges of each UnilateralContactSet coefficient leaf, (low, high) (unilateral_contacts._real).
+_RANGES = {"min_cor": (0.0, 1.0), "mu_s": (0.0, np.inf), "mu_d": (0.0, np.inf), "mu_v": (0.0, np.inf),
+           "radius": (0.0, np.inf), "radius1": (0.0, np.inf), "radius2": (0.0, np.inf), "length": (0.0, np.inf),
+           "half_length_F": (0.0, np.inf), "half_length_B": (0.0, np.inf)}
+
+
+def check_contact_set(matter, contacts: UnilateralContactSet, operation: str) -> None:
+    """The contact constructors' checks on a UnilateralContactSet passed in as ``contacts=`` (e.g. modified
+    with ``eqx.tree_at``): each coefficient finite and in its range (restitution in [0, 1], frictions, radii and
+    lengths >= 0) and mu_d <= mu_s, raising InvalidArgument naming the contact (its label and
+    UnilateralContactIndex) for concrete values; traced values are not checked (under jit, vmap or grad)."""
+    adopted = matter._unilateral()
+    labels = {g: [c.label for c in adopted if c.group == g] for g in ("stops", "planes", "distances", "edges")}
+    for group in labels:
+        leaves = getattr(contacts, group)
+        if leaves is None:
+            continue
+        values = {}
+        for name in _RANGES.keys() & {f.name for f in leaves.__dataclass_fields__.values()}:
+            value = getattr(leaves, name)
+            if isinstance(value, jax.core.Tracer):
+                return
+            values[name] = np.asarray(value)
+        for k, label in enumerate(labels[group]):
+            for name, value in values.items():
+                low, high = _RANGES[name]
+                x = value[..., k]
+                if not np.all(np.isfinite(x) & (x >= low) & (x <= high)):
+                    raise InvalidArgument(f"{operation}: contacts=: {label}: {name} must be finite and in [{low}, "
+                                          f"{high}], got {x.tolist()}")
+            if "mu_d" in values and np.any(values["mu_d"][..., k] > values["mu_s"][..., k]):
+                raise InvalidArgument(f"{operation}: contacts=: {label}: the dynamic coefficient of friction mu_d "
+                                      f"can't exceed mu_s (mu_d={values['mu_d'][..., k].tolist()}, "
+                                      f"mu_s={values['mu_s'][..., k].tolist()})")

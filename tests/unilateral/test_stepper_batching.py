@@ -4,6 +4,8 @@ Jacobian rows against finite differences of the separations."""
 
 from __future__ import annotations
 
+import re
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -180,3 +182,23 @@ def test_early_exit_gives_the_same_steps():
     assert_close(b.q, a.q, 0, "q")
     assert_close(b.u, a.u, 0, "u")
     assert_close(rb.iterations, ra.iterations, 0, "iterations")
+
+
+def test_contacts_argument_is_checked_like_the_constructors():
+    """A UnilateralContactSet passed as contacts= gets the constructors' checks when its numbers are concrete,
+    naming the contact; traced numbers (jit, vmap, grad) are not checked."""
+    stepper, _ = ball_on_plane("newton", 0.5)
+    state = stepper.model.default_state()
+    label = stepper.system.get_matter_subsystem().get_unilateral_contact(0).label
+    bad_cor = eqx.tree_at(lambda c: c.planes.min_cor, stepper.contacts, jnp.array([1.5]))
+    with pytest.raises(jb.InvalidArgument, match=rf"step: contacts=: {re.escape(label)}: min_cor must be finite and "
+                                                 r"in \[0.0, 1.0\], got 1.5"):
+        stepper.step(state, H, contacts=bad_cor)
+    sliding_above_static = eqx.tree_at(lambda c: (c.planes.mu_s, c.planes.mu_d), stepper.contacts,
+                                       (jnp.array([0.2]), jnp.array([0.3])))
+    with pytest.raises(jb.InvalidArgument, match=rf"simulate: contacts=: {re.escape(label)}: the dynamic "
+                                                 r"coefficient of friction mu_d can't exceed mu_s"):
+        stepper.simulate(state, H, 2, contacts=sliding_above_static)
+    traced = jax.jit(lambda e: stepper.step(
+        state, H, contacts=eqx.tree_at(lambda c: c.planes.min_cor, stepper.contacts, e))[0].u)(jnp.array([1.5]))
+    assert traced.shape == state.u.shape
