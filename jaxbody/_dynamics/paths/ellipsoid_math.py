@@ -163,52 +163,41 @@ def tangent_point(r0, p, pe, a, vs, vs4, active):
         e = _residuals(x[:3], x[3], p, a, vs, vs4)
         return jnp.sum(e * e)
 
-    def alpha_step(x, JJ, diag, v, dd, alpha):
-        inv = jnp.linalg.inv(JJ.at[jnp.arange(4), jnp.arange(4)].set(diag * (1.0 + alpha)))
-        vt = jnp.sum(dd * inv * v[None, :] / 16.0, axis=1)
-        return x + vt, vt
-
     def step(_, c):
         phase, x, ssq, ssqo, alpha, vt, fakt, nit, nit2, JJ, diag, v, dd = c
-        # _OUTER: test, then the Jacobian and the first alpha step
-        outer_go = (ssq > TANGENT_TINY) & (nit < TANGENT_MAX_OUTER)
+        is_o, is_a, is_d = phase == _OUTER, phase == _ALPHA, phase == _DOUBLE
+        # _OUTER: OpenSim's loop test, then the Jacobian at x and the first alpha step
+        outer_go = is_o & (ssq > TANGENT_TINY) & (nit < TANGENT_MAX_OUTER)
         r = x[:3]
         J = jnp.concatenate([jnp.stack([vs, 2.0 * r / (a * a), 2.0 * (2.0 * r) / (a * a), 2.0 * p / (a * a)], 1),
                              jnp.asarray([[0.0, 0.0, 1.0, 1.0]], r.dtype)])
         e = _residuals(r, x[3], p, a, vs, vs4)
         pcos = jnp.dot(wm.normalize_or_zero(p - r)[0], wm.normalize_or_zero(p)[0])
-        dd_n = jnp.where(pcos > 0.1, 1.0 - pcos ** 100, 1.0)
-        v_n = -jnp.sum(J * e[None, :], axis=1)
         JJ_n = J @ J.T
-        diag_n = jnp.diagonal(JJ_n)
-        x_o, vt_o = alpha_step(x, JJ_n, diag_n, v_n, dd_n, alpha)
+        JJ, diag = jnp.where(is_o, JJ_n, JJ), jnp.where(is_o, jnp.diagonal(JJ_n), diag)
+        v, dd = jnp.where(is_o, -jnp.sum(J * e[None, :], axis=1), v), jnp.where(is_o & (pcos > 0.1), 1.0 - pcos ** 100,
+                                                                               jnp.where(is_o, 1.0, dd))
         # _ALPHA: another alpha step while worse, else the first doubling step
-        x_a, vt_a = alpha_step(x, JJ, diag, v, dd, alpha)
-        worse = ssq >= ssqo
-        # _DOUBLE: another doubling step while better, else step back and finish the outer iteration
-        better = ssq <= ssqo
-        x_back = x - vt * fakt
-        ssq_back = ssq_at(x_back)
-        is_o, is_a, is_d = phase == _OUTER, phase == _ALPHA, phase == _DOUBLE
-        alpha_more = is_a & worse & (nit2 < 1000)
+        alpha_more = is_a & (ssq >= ssqo) & (nit2 < 1000)
         double_first = is_a & ~alpha_more
-        double_more = is_d & better & (nit2 < 1000)
+        # _DOUBLE: another doubling step while better, else step back and finish the outer iteration
+        double_more = is_d & (ssq <= ssqo) & (nit2 < 1000)
         finish = is_d & ~double_more
-        new_fakt = jnp.where(double_first, 1.0, jnp.where(double_more, 2.0 * fakt, fakt))
-        x_new = jnp.where(is_o & outer_go, x_o, jnp.where(alpha_more, x_a, jnp.where(
-            double_first | double_more, x + vt * new_fakt, jnp.where(finish, x_back, x))))
-        moved = (is_o & outer_go) | alpha_more | double_first | double_more
-        ssq_new = jnp.where(moved, ssq_at(x_new), jnp.where(finish, ssq_back, ssq))
-        ssqo_new = jnp.where(moved, ssq, jnp.where(finish, ssq_back, ssqo))
-        alpha_new = jnp.where((is_o & outer_go) | alpha_more, alpha * 4.0, jnp.where(double_first, alpha / 8.0, alpha))
-        vt_new = jnp.where(is_o & outer_go, vt_o, jnp.where(alpha_more, vt_a, vt))
-        phase_new = jnp.where(is_o, jnp.where(outer_go, _ALPHA, _DONE), jnp.where(
+        inv = jnp.linalg.inv(JJ.at[jnp.arange(4), jnp.arange(4)].set(diag * (1.0 + alpha)))
+        vt_alpha = jnp.sum(dd * inv * v[None, :] / 16.0, axis=1)
+        alpha_go = outer_go | alpha_more
+        fakt = jnp.where(double_first, 1.0, jnp.where(double_more, 2.0 * fakt, fakt))
+        x_new = jnp.where(alpha_go, x + vt_alpha, jnp.where(double_first | double_more, x + vt * fakt,
+                                                            jnp.where(finish, x - vt * fakt, x)))
+        moved = alpha_go | double_first | double_more
+        ssq_new = jnp.where(moved | finish, ssq_at(x_new), ssq)
+        ssqo = jnp.where(moved, ssq, jnp.where(finish, ssq_new, ssqo))
+        alpha = jnp.where(alpha_go, alpha * 4.0, jnp.where(double_first, alpha / 8.0, alpha))
+        phase = jnp.where(is_o, jnp.where(outer_go, _ALPHA, _DONE), jnp.where(
             double_first, _DOUBLE, jnp.where(finish, _OUTER, phase)))
-        nit_new = jnp.where(is_o & outer_go, nit + 1, nit)
-        nit2_new = jnp.where(is_o | double_first, 1, jnp.where(alpha_more | double_more, nit2 + 1, nit2))
-        keep = lambda n, o: jnp.where(is_o & outer_go, n, o)  # noqa: E731
-        return (phase_new, x_new, ssq_new, ssqo_new, alpha_new, vt_new, new_fakt, nit_new, nit2_new,
-                keep(JJ_n, JJ), keep(diag_n, diag), keep(v_n, v), keep(dd_n, dd))
+        nit2 = jnp.where(is_o | double_first, 1, jnp.where(alpha_more | double_more, nit2 + 1, nit2))
+        return (phase, x_new, ssq_new, ssqo, alpha, jnp.where(alpha_go, vt_alpha, vt), fakt,
+                jnp.where(outer_go, nit + 1, nit), nit2, JJ, diag, v, dd)
 
     one = jnp.ones((), r0.dtype)
     start = (jnp.where(skip, _DONE, _OUTER), x0, ssq0, ssq0, 0.01 * one, z4, 0.5 * one, jnp.asarray(0),

@@ -27,6 +27,8 @@ search of TANGENT_STEPS actions per end, two polylines of 500 points.
 
 from __future__ import annotations
 
+import functools
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -158,6 +160,69 @@ def _surface_polyline(r1, r2, a, vs, vs4, factor, far):
     return length, jnp.where(short, 1.0, n), pts[1], pts[last]
 
 
+def _classify(p1, p2, a):
+    """(inside, proceed, p1e, p2e) of the normalized segment: an end inside (INSIDE_RADIUS), or it wraps."""
+    q1, q2 = (p1 / a) ** 2, (p2 / a) ** 2
+    p1e, p2e = ((-1.0 + q1[0]) + q1[1]) + q1[2], ((-1.0 + q2[0]) + q2[1]) + q2[2]
+    inside = (p1e < -0.0001) | (p2e < -0.0001)
+    ppm = jnp.dot(wm.normalize_or_zero(p1)[0], wm.normalize_or_zero(p2)[0]) - 1.0
+    f1, f2 = (p1 - p2) / a, p2 / a
+    aa, bb, cc = jnp.dot(f1, f1), 2.0 * jnp.dot(f1, f2), jnp.dot(f2, f2) - 1.0
+    disc = bb * bb - 4.0 * aa * cc
+    root = em.safe_sqrt(disc)
+    l1, l2 = (-bb + root) / (2.0 * aa), (-bb - root) / (2.0 * aa)
+    crosses = (disc >= 0.0) & (0.0 < l1) & (l1 < 1.0) & (0.0 < l2) & (l2 < 1.0)
+    return inside, ~inside & (jnp.abs(ppm) >= 0.0001) & crosses, p1e, p2e
+
+
+def _wrap_numbers(x, method: str, quadrant):
+    """(7,): r1, r2 (W, m) and the surface length (m) of the segment x[:3] -> x[3:6] (W, m) over the ellipsoid of
+    semi-axes x[6:] (zeros for a segment that does not wrap)."""
+    sign = quadrant[1]
+    factor = 3.0 / jnp.sum(x[6:])
+    a = x[6:] * factor
+    p1, p2 = x[:3] * factor, x[3:6] * factor
+    _, proceed, p1e, p2e = _classify(p1, p2, a)
+    # every later step on a segment that wraps, or on a stand-in that does
+    p1 = jnp.where(proceed, p1, jnp.asarray(_SAFE_P1, p1.dtype) * a)
+    p2 = jnp.where(proceed, p2, jnp.asarray(_SAFE_P2, p2.dtype) * a)
+    p1e, p2e = jnp.where(proceed, p1e, 1.0), jnp.where(proceed, p2e, 1.0)
+    p1p2, f1, f2 = p1 - p2, (p1 - p2) / a, p2 / a
+    aa, bb, cc = jnp.dot(f1, f1), 2.0 * jnp.dot(f1, f2), jnp.dot(f2, f2) - 1.0
+    root = em.safe_sqrt(bb * bb - 4.0 * aa * cc)
+    r1, r2 = p2 + (-bb + root) / (2.0 * aa) * p1p2, p2 + (-bb - root) / (2.0 * aa) * p1p2
+    c1, r1, r2 = _plane_point(a, r1, r2, p1p2, method, quadrant)
+    vs, _ = wm.normalize_or_zero(jnp.cross(p1p2, p1 - c1))
+    vs4 = -jnp.dot(vs, c1)
+    ends = jax.vmap(lambda r, p, pe: em.tangent_point(r, p, pe, a, vs, vs4, proceed)[0])
+    r1, r2 = ends(jnp.stack([r1, r2]), jnp.stack([p1, p2]), jnp.stack([p1e, p2e]))
+    if sign == 0:
+        length, *_ = _surface_polyline(r1, r2, a, vs, vs4, factor, jnp.asarray(False))
+    else:
+        lengths, n, w1, w2 = jax.vmap(lambda far: _surface_polyline(r1, r2, a, vs, vs4, factor, far))(
+            jnp.asarray([False, True]))
+        back = ((jnp.dot(wm.normalize_or_zero(p1 - r1)[0], wm.normalize_or_zero(w1[0] - r1)[0]) > 0.0)
+                | (jnp.dot(wm.normalize_or_zero(p2 - r2)[0], wm.normalize_or_zero(w2[0] - r2)[0]) > 0.0))
+        length = jnp.where((n[0] >= 2.0) & back, lengths[1], lengths[0])
+    return jnp.where(proceed, jnp.concatenate([r1, r2, length[None]]) / factor, 0.0)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+def wrap_numbers(x, method: str, quadrant):
+    """:func:`_wrap_numbers` with its derivative by forward mode: the 9 x 7 Jacobian is one vmapped ``jax.jvp``
+    through the iterations, so reverse mode transposes only that matrix product, never the loops (whose
+    transposition makes XLA's compile slow)."""
+    return _wrap_numbers(x, method, quadrant)
+
+
+@wrap_numbers.defjvp
+def _wrap_numbers_jvp(method, quadrant, primals, tangents):
+    (x,), (dx,) = primals, tangents
+    f = functools.partial(_wrap_numbers, method=method, quadrant=quadrant)
+    y, J = jax.vmap(lambda t: jax.jvp(f, (x,), (t,)), out_axes=(None, 0))(jnp.eye(x.shape[0], dtype=x.dtype))
+    return y, dx @ J
+
+
 class WrapEllipsoid(WrapObject):
     """``dimensions`` (3,): the semi-axes along W's x, y, z (m); ``method`` (static): the PathWrap's method."""
 
@@ -165,42 +230,8 @@ class WrapEllipsoid(WrapObject):
     method: str = eqx.field(static=True, default="hybrid")
 
     def wrap_line(self, p1, p2, single_wrap: bool) -> WrapLine:
-        axis, sign = self.quadrant
         factor = 3.0 / jnp.sum(self.dimensions)
-        a = self.dimensions * factor
-        p1, p2 = p1 * factor, p2 * factor
-        q1, q2 = (p1 / a) ** 2, (p2 / a) ** 2
-        p1e, p2e = ((-1.0 + q1[0]) + q1[1]) + q1[2], ((-1.0 + q2[0]) + q2[1]) + q2[2]
-        inside = (p1e < -0.0001) | (p2e < -0.0001)
-        ppm = jnp.dot(wm.normalize_or_zero(p1)[0], wm.normalize_or_zero(p2)[0]) - 1.0
-        f1, f2 = (p1 - p2) / a, p2 / a
-        aa, bb, cc = jnp.dot(f1, f1), 2.0 * jnp.dot(f1, f2), jnp.dot(f2, f2) - 1.0
-        disc = bb * bb - 4.0 * aa * cc
-        root = em.safe_sqrt(disc)
-        l1, l2 = (-bb + root) / (2.0 * aa), (-bb - root) / (2.0 * aa)
-        crosses = (disc >= 0.0) & (0.0 < l1) & (l1 < 1.0) & (0.0 < l2) & (l2 < 1.0)
-        proceed = ~inside & (jnp.abs(ppm) >= 0.0001) & crosses
-        # every later step on a segment that wraps, or on a stand-in that does
-        p1 = jnp.where(proceed, p1, jnp.asarray(_SAFE_P1, p1.dtype) * a)
-        p2 = jnp.where(proceed, p2, jnp.asarray(_SAFE_P2, p2.dtype) * a)
-        p1e = jnp.where(proceed, p1e, 1.0)
-        p2e = jnp.where(proceed, p2e, 1.0)
-        p1p2, f1, f2 = p1 - p2, (p1 - p2) / a, p2 / a
-        aa, bb, cc = jnp.dot(f1, f1), 2.0 * jnp.dot(f1, f2), jnp.dot(f2, f2) - 1.0
-        root = em.safe_sqrt(bb * bb - 4.0 * aa * cc)
-        r1, r2 = p2 + (-bb + root) / (2.0 * aa) * p1p2, p2 + (-bb - root) / (2.0 * aa) * p1p2
-        c1, r1, r2 = _plane_point(a, r1, r2, p1p2, self.method, self.quadrant)
-        vs, _ = wm.normalize_or_zero(jnp.cross(p1p2, p1 - c1))
-        vs4 = -jnp.dot(vs, c1)
-        ends = jax.vmap(lambda r, p, pe: em.tangent_point(r, p, pe, a, vs, vs4, proceed)[0])
-        r1, r2 = ends(jnp.stack([r1, r2]), jnp.stack([p1, p2]), jnp.stack([p1e, p2e]))
-        if sign == 0:
-            length, *_ = _surface_polyline(r1, r2, a, vs, vs4, factor, jnp.asarray(False))
-        else:
-            lengths, n, w1, w2 = jax.vmap(lambda far: _surface_polyline(r1, r2, a, vs, vs4, factor, far))(
-                jnp.asarray([False, True]))
-            back = ((jnp.dot(wm.normalize_or_zero(p1 - r1)[0], wm.normalize_or_zero(w1[0] - r1)[0]) > 0.0)
-                    | (jnp.dot(wm.normalize_or_zero(p2 - r2)[0], wm.normalize_or_zero(w2[0] - r2)[0]) > 0.0))
-            length = jnp.where((n[0] >= 2.0) & back, lengths[1], lengths[0])
+        inside, proceed, _, _ = _classify(p1 * factor, p2 * factor, self.dimensions * factor)
+        y = wrap_numbers(jnp.concatenate([p1, p2, self.dimensions]), self.method, self.quadrant)
         code = jnp.where(inside, wm.INSIDE_RADIUS, jnp.where(proceed, wm.MANDATORY_WRAP, wm.NO_WRAP))
-        return WrapLine(code, r1 / factor, r2 / factor, jnp.where(proceed, length / factor, 0.0))
+        return WrapLine(code, y[:3], y[3:6], y[6])
