@@ -13,10 +13,11 @@ All quantities are in OpenSim's normalized ellipsoid frame: the ellipsoid is cen
   an alpha search and a step-doubling search) are replayed action by action in one ``lax.fori_loop`` of
   TANGENT_STEPS steps (one action per step, every lane masked once it stops where OpenSim stops: residual sum of
   squares <= 1e-8 or 50 outer iterations). So the tangent point is OpenSim's, to round-off, as long as OpenSim
-  takes at most TANGENT_STEPS actions (the golden states need at most ~60; a lane needing more stops short).
+  takes at most TANGENT_STEPS actions; a lane needing more stops short (not seen: with 160, BIClong, its method and
+  quadrant variants and MoBL_ARMS's single-ellipsoid paths match OpenSim to ~1e-15 m at 20 states each).
 
-Derivatives are those of these iterations (forward and reverse mode through the loops), so they equal central
-differences of the computed numbers.
+Derivatives are those of these iterations (forward mode through the loops; wrap_ellipsoid.wrap_numbers gives
+reverse mode from that Jacobian), so they equal central differences of the computed numbers.
 """
 
 from __future__ import annotations
