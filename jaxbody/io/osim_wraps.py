@@ -1,9 +1,10 @@
 """OpenSim 4.x wrap objects (each body's ``<WrapObjectSet>``) and a path's ``<PathWrapSet>`` as jaxbody records.
 
-Supported: WrapSphere (``radius``), WrapCylinder (``radius``, ``length``), with ``active``,
-``xyz_body_rotation`` (body-fixed X-Y-Z, rad), ``translation`` and ``quadrant``. WrapEllipsoid and WrapTorus
-are not yet: a path using one raises :class:`UnsupportedWrap` (load_osim then leaves that path out, naming
-it in a warning). A PathWrap naming a wrap object that no body has raises InvalidArgument naming the force.
+Supported: WrapSphere (``radius``), WrapCylinder (``radius``, ``length``), WrapEllipsoid (``dimensions``, with
+the PathWrap's ``method``: hybrid, midpoint or axial), with ``active``, ``xyz_body_rotation`` (body-fixed X-Y-Z,
+rad), ``translation`` and ``quadrant``. WrapTorus is not yet: a path using one raises :class:`UnsupportedWrap`
+(load_osim then leaves that path out, naming it in a warning). A PathWrap naming a wrap object that no body has,
+or an unknown method, raises InvalidArgument naming the force.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._dynamics.paths.wrap_cylinder import WrapCylinder
+from jaxbody._dynamics.paths.wrap_ellipsoid import METHODS, WrapEllipsoid
 from jaxbody._dynamics.paths.wrap_objects import QUADRANTS, PathWrap
 from jaxbody._dynamics.paths.wrap_sphere import WrapSphere
 from jaxbody._dynamics.paths.wrapping import wrap_range
@@ -19,12 +21,12 @@ from jaxbody.errors import InvalidArgument
 from jaxbody.io.osim_frames import GROUND, rotation_xyz
 from jaxbody.io.osim_xml import OsimDocument, element_error, flag, numbers, objects, text
 
-SUPPORTED = ("WrapSphere", "WrapCylinder")
-KNOWN = SUPPORTED + ("WrapEllipsoid", "WrapTorus")
+SUPPORTED = ("WrapSphere", "WrapCylinder", "WrapEllipsoid")
+KNOWN = SUPPORTED + ("WrapTorus",)
 
 
 class UnsupportedWrap(InvalidArgument):
-    """A path wraps over an object type jaxbody does not compute yet (WrapEllipsoid, WrapTorus); the message names
+    """A path wraps over an object type jaxbody does not compute yet (WrapTorus); the message names
     the file, line and wrap object, ``reason`` says what is missing."""
 
     def __init__(self, where: str, reason: str):
@@ -43,8 +45,9 @@ def wrap_elements(doc: OsimDocument) -> dict:
     return out
 
 
-def build_wrap_object(doc: OsimDocument, bodies, body_path: str, element):
-    """The wrap object of ``element`` on the body at ``body_path`` (UnsupportedWrap for other types)."""
+def build_wrap_object(doc: OsimDocument, bodies, body_path: str, element, method: str = "hybrid"):
+    """The wrap object of ``element`` on the body at ``body_path`` (UnsupportedWrap for other types), for a
+    PathWrap of ``method`` (read by the ellipsoid only, as in OpenSim)."""
     owner = f"{element.tag} {element.get('name')!r}"
     if element.tag not in SUPPORTED:
         raise UnsupportedWrap(f"{doc.source}: line {doc.line(element)}: {owner}",
@@ -58,6 +61,11 @@ def build_wrap_object(doc: OsimDocument, bodies, body_path: str, element):
         p_BW=jnp.asarray(np.array(numbers(doc, element, "translation", owner, 3, default=[0, 0, 0]))),
         quadrant=QUADRANTS.get(quadrant.lower(), (0, 0)),
         active=flag(doc, element, "active", owner, True), name=element.get("name"))
+    if element.tag == "WrapEllipsoid":
+        dimensions = numbers(doc, element, "dimensions", owner, 3, default=[0.05, 0.05, 0.05])
+        if min(dimensions) <= 0:
+            raise element_error(doc, element, owner, f"dimensions must be positive, got {dimensions}")
+        return WrapEllipsoid(**common, dimensions=jnp.asarray(np.array(dimensions, float)), method=method)
     radius = numbers(doc, element, "radius", owner, 1)[0]
     if radius <= 0:
         raise element_error(doc, element, owner, f"radius must be positive, got {radius}")
@@ -83,5 +91,9 @@ def build_path_wraps(doc: OsimDocument, bodies, element, owner: str, n_points: i
         first, last = wrap_range(start, end, n_points)
         if not (0 <= first <= last < n_points):
             raise element_error(doc, pw, owner, f"range {start} {end} is outside the path's {n_points} points")
-        wraps.append(PathWrap(build_wrap_object(doc, bodies, body_path, w), first, last))
+        method = text(doc, pw, "method", owner, default="hybrid").strip()
+        method = "hybrid" if method == "Unassigned" else method
+        if method not in {m for base in METHODS for m in (base, base.capitalize(), base.upper())}:
+            raise element_error(doc, pw, owner, f"unknown wrap method {method!r} (OpenSim: hybrid, midpoint, axial)")
+        wraps.append(PathWrap(build_wrap_object(doc, bodies, body_path, w, method.lower()), first, last))
     return tuple(wraps)

@@ -15,8 +15,8 @@ OpenSim for every wrap method:
   ``(R_GF dp/dq) . f`` on its x coordinate.
 
 Where the wrap is OpenSim's exact shortest path (path points, spheres) these equal the derivatives of the
-length; a cylinder's tangent points are OpenSim's approximation, so there its moment arms (``computeMomentArm``,
-from these forces) differ slightly from ``-dL/du`` (``calc_moment_arms``, exact by autodiff).
+length; a cylinder's and an ellipsoid's tangent points are OpenSim's approximation, so there its moment arms
+(``computeMomentArm``, from these forces) differ from ``-dL/du`` (``calc_moment_arms``, exact by autodiff).
 """
 
 from __future__ import annotations
