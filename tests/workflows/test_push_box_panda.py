@@ -1,0 +1,47 @@
+"""Workflow: a URDF Panda pushes a box on a table through compliant contact, and the push is tuned by gradients
+through the contact rollout (examples/push_box_panda.py, notebooks/10_push_box_panda.ipynb).
+
+Small run (0.8 s at 1 ms: a 5 cm minimum-jerk stroke, the sphere starting 2 cm behind the box): the box slides
+about the stroke minus the gap along x and stays on the table, ``jax.grad`` of its displacement with respect to
+the stroke equals central differences, and one Newton step with that derivative lands the box on its target.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
+from notebook_runner import run_notebook  # noqa: E402
+from script_runner import load_example  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def outcome():
+    return load_example("push_box_panda").main(small=True, quiet=True)
+
+
+def test_box_slides_the_stroke_minus_the_gap(outcome):
+    example = load_example("push_box_panda")
+    first = outcome["first"]
+    expected = example.SIZES[True]["stroke"] - example.GAP  # the sphere closes the gap, then carries the box
+    assert first["dx"] == pytest.approx(expected, abs=0.01), first
+    assert abs(first["dy"]) < 0.005 and abs(first["dz"]) < 0.002, first  # straight, and still on the table
+    assert np.all(np.isfinite(outcome["q"]))
+
+
+def test_gradient_through_contact_equals_central_differences_and_newton_hits_the_target(outcome):
+    assert outcome["gradient"] == pytest.approx(outcome["central_difference"], rel=1e-4)
+    assert 0.5 < outcome["gradient"] < 1.5  # the box moves about as far as the sphere does
+    assert outcome["history"][-1, 1] == pytest.approx(outcome["target"], abs=1e-3)
+
+
+@pytest.mark.long  # the full 15 cm push with three Newton steps and the notebook's figures
+def test_notebook_runs_full(monkeypatch):
+    ns = run_notebook("10_push_box_panda.ipynb", {"SMALL": False, "WRITE_FIGURES": False}, monkeypatch)
+    r = ns["r"]
+    assert 0.08 < r["first"]["dx"] < 0.12
+    assert r["history"][-1, 1] == pytest.approx(0.15, abs=1e-3)
