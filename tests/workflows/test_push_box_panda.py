@@ -2,8 +2,9 @@
 through the contact rollout (examples/push_box_panda.py, notebooks/10_push_box_panda.ipynb).
 
 Small run (0.8 s at 1 ms: a 5 cm minimum-jerk stroke, the sphere starting 2 cm behind the box): the box slides
-about the stroke minus the gap along x and stays on the table, ``jax.grad`` of its displacement with respect to
-the stroke equals central differences, and one Newton step with that derivative lands the box on its target.
+along x by less than the stroke minus the gap (the sphere indents the soft box and the controller lags) and
+stays flat on the table, the forward-mode derivative of its displacement with respect to the stroke through
+all contact steps equals central differences, and two Newton steps with it land the box on its target.
 """
 
 from __future__ import annotations
@@ -27,15 +28,15 @@ def outcome():
 def test_box_slides_the_stroke_minus_the_gap(outcome):
     example = load_example("push_box_panda")
     first = outcome["first"]
-    expected = example.SIZES[True]["stroke"] - example.GAP  # the sphere closes the gap, then carries the box
-    assert first["dx"] == pytest.approx(expected, abs=0.01), first
-    assert abs(first["dy"]) < 0.005 and abs(first["dz"]) < 0.002, first  # straight, and still on the table
+    most = example.SIZES[True]["stroke"] - example.GAP  # the sphere closes the gap, then carries the box
+    assert 0.6 * most < first["dx"] < most, first
+    assert abs(first["dy"]) < 1e-3 and abs(first["dz"]) < 1e-3 and first["max_tilt"] < 0.01, first  # flat on the table
     assert np.all(np.isfinite(outcome["q"]))
 
 
 def test_gradient_through_contact_equals_central_differences_and_newton_hits_the_target(outcome):
-    assert outcome["gradient"] == pytest.approx(outcome["central_difference"], rel=1e-4)
-    assert 0.5 < outcome["gradient"] < 1.5  # the box moves about as far as the sphere does
+    assert outcome["derivative"] == pytest.approx(outcome["central_difference"], rel=1e-4)
+    assert 0.5 < outcome["derivative"] < 1.5  # the box moves about as far as the sphere does
     assert outcome["history"][-1, 1] == pytest.approx(outcome["target"], abs=1e-3)
 
 
@@ -43,5 +44,6 @@ def test_gradient_through_contact_equals_central_differences_and_newton_hits_the
 def test_notebook_runs_full(monkeypatch):
     ns = run_notebook("10_push_box_panda.ipynb", {"SMALL": False, "WRITE_FIGURES": False}, monkeypatch)
     r = ns["r"]
-    assert 0.08 < r["first"]["dx"] < 0.12
+    assert 0.06 < r["first"]["dx"] < 0.1
+    assert r["reverse_mode"] == pytest.approx(r["derivative"], rel=1e-8)
     assert r["history"][-1, 1] == pytest.approx(0.15, abs=1e-3)

@@ -2,9 +2,10 @@
 gradients through batched contact rollouts (examples/walker_policy_gradient.py,
 notebooks/11_walker_policy_gradient.ipynb).
 
-Smoke run (tiny batch, horizon and iterations): the imported contact and motors work under jit, vmap and reverse
-mode: the gradients through contact are finite and nonzero and the first Adam steps already move the walker
-forward. The full training (``--long``) must make the forward distance grow clearly.
+Smoke test: the example's batched loss (4 worlds, 40 steps of 1.25 ms from a 2 cm drop, so the feet strike the
+floor inside the horizon) has a directional derivative with respect to the policy's weights, by forward mode
+through every contact step, equal to central differences. The full training (``--long``, minutes) must make the
+forward distance grow clearly, held-out walkers trained must go further than untrained ones.
 """
 
 from __future__ import annotations
@@ -22,13 +23,36 @@ from script_runner import load_example  # noqa: E402
 pytest.importorskip("mujoco", reason="load_mjcf parses with MuJoCo's compiler (extra jaxbody[io])")
 
 
-def test_smoke_gradients_through_contact_are_finite_and_move_the_walker_forward():
-    r = load_example("walker_policy_gradient").main(small=True, quiet=True)
-    h = r["history"]
-    assert np.all(np.isfinite(h["loss"])) and np.all(np.isfinite(h["grad_norm"]))
-    assert np.all(h["grad_norm"] > 0)
-    assert np.all(np.isfinite(r["q"]))
-    assert h["distance"][-1] > h["distance"][0]
+def test_policy_gradient_through_contact_equals_central_differences():
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    w = load_example("walker_policy_gradient")
+    walker, model = w.load_walker()
+    layout = w.Layout(walker, model)
+    state0 = walker.default_state(model)
+    rollout = w.make_rollout(model, layout, state0, 40)
+    q0, u0 = w.initial_states(layout, state0, jax.random.PRNGKey(3), 4)
+    policy = w.make_policy(jax.random.PRNGKey(4), layout, 8)
+    # a nonzero last layer, so every weight matters: the torques are about a tenth of the motors' range
+    policy = eqx.tree_at(lambda m: m.layers[-1].weight, policy, 0.1 * jnp.ones_like(policy.layers[-1].weight))
+    params, static = eqx.partition(policy, eqx.is_array)
+    direction = jax.tree_util.tree_map(lambda x: jnp.sin(jnp.arange(x.size).reshape(x.shape) + 1.0), params)
+
+    def loss(t):
+        p = jax.tree_util.tree_map(lambda x, d: x + t * d, params, direction)
+        q, _, controls = jax.vmap(lambda a, b: rollout(eqx.combine(p, static), a, b))(q0, u0)
+        return jnp.mean(jax.vmap(lambda qi, ci: w.rollout_loss(layout, qi, ci))(q, controls)), q
+
+    both = jax.jit(lambda t: jax.jvp(loss, (t,), (jnp.ones_like(t),)))
+    (value, q), (slope, _) = both(jnp.asarray(0.0))
+    h = 1e-6
+    fd = (float(both(jnp.asarray(h))[0][0]) - float(both(jnp.asarray(-h))[0][0])) / (2 * h)
+    assert np.all(np.isfinite(np.asarray(q)))
+    assert float(jnp.min(q[:, :, layout.z])) < 0.0  # the feet reached the floor and carry the walker
+    assert abs(float(slope)) > 1e-3
+    assert float(slope) == pytest.approx(fd, rel=1e-5)
 
 
 @pytest.mark.long  # the full training (minutes) and the notebook's figures
@@ -36,5 +60,5 @@ def test_full_training_moves_the_walker_forward(monkeypatch):
     ns = run_notebook("11_walker_policy_gradient.ipynb", {"SMALL": False, "WRITE_FIGURES": False}, monkeypatch)
     r = ns["r"]
     h = r["history"]
-    assert h["distance"][-5:].mean() > h["distance"][:5].mean() + 0.1
-    assert r["distance_trained"] > r["distance_untrained"] + 0.1
+    assert h["distance"][-10:].mean() > h["distance"][:10].mean() + 0.05
+    assert r["distance_trained"] > r["distance_untrained"] + 0.05
