@@ -176,14 +176,12 @@ def make_reference(model, parts, sizes):
     return reference, n_steps, q_start
 
 
-def make_rollout(model, parts, sizes):
-    """``rollout(stroke) -> (q, u, tau)``: the closed-loop simulation, (n_steps + 1, nq), (n_steps + 1, nu),
-    (n_steps, 7); also returns the start state (arm at its IK start pose)."""
-    reference, n_steps, q_start = make_reference(model, parts, sizes)
+def make_closed_loop(model, parts, state0):
+    """``closed_loop(q_ref, qd_ref, qdd_ref) -> (q, u, tau)``: the computed-torque controller and the simulation
+    from ``state0`` over the given joint references (each (n_steps, 7)): (n_steps + 1, nq), (n_steps + 1, nu),
+    (n_steps, 7)."""
     arm_q = parts["arm_q"]
     arm_u = jnp.asarray(arm_q)  # Pin joints: the arm's u sit where its q do (the box's Free q/u follow them)
-    state0 = initial_state(model, parts)
-    state0 = state0.set_q(state0.q.at[arm_q].set(q_start))
     effort = jnp.asarray(EFFORT)
 
     def controller(state, q_ref, qd_ref, qdd_ref):
@@ -194,9 +192,7 @@ def make_rollout(model, parts, sizes):
         tau = model.calc_residual_force_ignoring_constraints(realized, jnp.zeros_like(state.u), gravity, udot)[arm_u]
         return jnp.clip(tau, -effort, effort)
 
-    def rollout(stroke):
-        refs = reference(stroke)
-
+    def closed_loop(*refs):
         def step(state, ref):
             tau = controller(state, *ref)
             state = jb.step_semi_explicit_euler(model, state.set_controls(tau), DT)
@@ -205,7 +201,17 @@ def make_rollout(model, parts, sizes):
         _, (q, u, tau) = jax.lax.scan(step, state0, refs)
         return jnp.concatenate([state0.q[None], q]), jnp.concatenate([state0.u[None], u]), tau
 
-    return rollout, state0, n_steps
+    return closed_loop
+
+
+def make_rollout(model, parts, sizes):
+    """``rollout(stroke) -> (q, u, tau)``: the closed loop over the push's references (``make_closed_loop``);
+    also returns the start state (arm at its IK start pose) and the number of steps."""
+    reference, n_steps, q_start = make_reference(model, parts, sizes)
+    state0 = initial_state(model, parts)
+    state0 = state0.set_q(state0.q.at[parts["arm_q"]].set(q_start))
+    closed_loop = make_closed_loop(model, parts, state0)
+    return (lambda stroke: closed_loop(*reference(stroke))), state0, n_steps
 
 
 def box_displacement(q, parts):

@@ -20,11 +20,34 @@ from notebook_runner import run_notebook  # noqa: E402
 from script_runner import load_example  # noqa: E402
 
 
+def test_arm_holds_its_pose_and_the_box_rests_on_the_table():
+    """Fast core check (0.15 s at 1 ms): the computed-torque controller holds the arm at a pose above the table
+    (joint errors < 1e-6 rad) and the box stays at rest on its four corners at the penalty law's static depth
+    (brick/half-space: each corner carries m g / 4 = k_combined depth), under jit."""
+    import jax
+    import jax.numpy as jnp
+
+    example = load_example("push_box_panda")
+    _, model, parts = example.load_scene()
+    state0 = example.initial_state(model, parts)
+    q_hold = jnp.tile(state0.q[parts["arm_q"]], (150, 1))
+    q, u, tau = jax.jit(example.make_closed_loop(model, parts, state0))(q_hold, 0 * q_hold, 0 * q_hold)
+    assert float(jnp.max(jnp.abs(q[:, parts["arm_q"]] - q_hold[0]))) < 1e-6
+    box = np.asarray(q[:, parts["box_q"]])
+    k = example.TABLE_MATERIAL.get_stiffness() * example.BOX_MATERIAL.get_stiffness() / (
+        example.TABLE_MATERIAL.get_stiffness() + example.BOX_MATERIAL.get_stiffness())
+    depth = example.BOX_MASS * 9.81 / 4 / k
+    np.testing.assert_allclose(box[-1, 6], example.BOX_HALF[2] - depth, atol=1e-7)
+    np.testing.assert_allclose(box[-1, 4:6], box[0, 4:6], atol=1e-9)
+    assert float(np.max(np.abs(np.asarray(u)[:, parts["box_u"]]))) < 1e-4
+
+
 @pytest.fixture(scope="module")
 def outcome():
     return load_example("push_box_panda").main(small=True, quiet=True)
 
 
+@pytest.mark.long  # ~75 s: compiles the push with the IK reference and its forward-mode derivative
 def test_box_slides_the_stroke_minus_the_gap(outcome):
     example = load_example("push_box_panda")
     first = outcome["first"]
@@ -34,6 +57,7 @@ def test_box_slides_the_stroke_minus_the_gap(outcome):
     assert np.all(np.isfinite(outcome["q"]))
 
 
+@pytest.mark.long
 def test_gradient_through_contact_equals_central_differences_and_newton_hits_the_target(outcome):
     assert outcome["derivative"] == pytest.approx(outcome["central_difference"], rel=1e-4)
     assert 0.5 < outcome["derivative"] < 1.5  # the box moves about as far as the sphere does
