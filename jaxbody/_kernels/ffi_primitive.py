@@ -17,9 +17,11 @@ callers (jaxbody._kernels.tree, linear_ops) wrap the calls in custom JVP rules a
 
 from __future__ import annotations
 
-import jax
+import functools
+
 import jax.numpy as jnp
 import numpy as np
+from jax._src import dispatch  # the eager rule jax.ffi's own primitive uses (no public equivalent)
 from jax.core import ShapedArray
 from jax.extend.core import Primitive
 from jax.ffi import ffi_lowering
@@ -72,7 +74,7 @@ def _batch(args, dims, *, target, out, attributes):
     return results, [0] * len(results)
 
 
-kernel_call_p.def_impl(lambda *args, **params: jax.jit(lambda *a: kernel_call_p.bind(*a, **params))(*args))
+kernel_call_p.def_impl(functools.partial(dispatch.apply_primitive, kernel_call_p))  # as jax.ffi.ffi_call's own
 kernel_call_p.def_abstract_eval(_abstract_eval)
 mlir.register_lowering(kernel_call_p, _lowering)
 batching.primitive_batchers[kernel_call_p] = _batch
