@@ -146,6 +146,7 @@ def test_mobl_arms_multi_wrap_ellipsoid_paths_match_opensim():
     assert np.all(err < TOL), err
 
 
+@pytest.mark.long  # ~26 s of compile on 2 cores; test_ellipsoid_dimensions_are_differentiable_leaves keeps a gradient check in CI
 def test_ellipsoid_length_gradient_matches_central_differences():
     """-dL/dq of BIClong by autodiff (reverse mode, and forward mode along one coordinate) through the ellipsoid
     wrap equals central differences, at three golden states, one jit. (It is not OpenSim's moment arm, computed from
