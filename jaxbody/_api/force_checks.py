@@ -3,6 +3,8 @@ and the body (host-side, on concrete numbers, before anything is built)."""
 
 from __future__ import annotations
 
+import functools
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -83,19 +85,34 @@ def check_spring_coordinate(mobod, which_q, element) -> int:
             f"{element}: {mobod.name}: q index {which_q} out of range 0..{n - 1} ({proto.simbody_name}: "
             f"{mobod.get_num_q()} q, {proto.nu} u; the spring needs an index below both)"
         )
+    try:
+        failing_mode = _mode_without_rate(proto, which_q)
+    except TypeError:  # a prototype with array parameters is not hashable: checked without the cache
+        failing_mode = _mode_without_rate.__wrapped__(proto, which_q)
+    if failing_mode is not None:
+        euler, both = failing_mode
+        mode = f" in {'Euler-angle' if euler else 'quaternion'} mode" if both else ""
+        raise InvalidArgument(
+            f"{element} on {mobod.name!r}: q[{which_q}] of {mobod.name!r} ({proto.simbody_name}) does not have "
+            f"qdot = u[{which_q}]"
+            f"{mode}, which a mobility spring needs (Simbody's requirement); use a coordinate whose rate is its "
+            "speed (Pin, Slider, Gimbal, Translation, ...) or a TwoPointLinearSpring"
+        )
+    return which_q
+
+
+@functools.lru_cache(maxsize=1024)
+def _mode_without_rate(proto, which_q: int):
+    """None when row ``which_q`` of N(q) at a generic q is the unit row e_which_q in both orientation modes of the
+    mobilizer prototype ``proto``, else (euler, whether the two modes differ) of the first mode where it is not.
+    Cached by prototype value (equal prototypes have the same N): an imported robot's stops share one check."""
     modes = {False: proto.with_euler(False), True: proto.with_euler(True)}
     for euler, m in modes.items():
         q0 = np.asarray(m.default_q(), dtype=float) + 0.1 * np.sin(np.arange(1.0, m.nq_alloc + 1.0))
         qdot = np.asarray(m.multiply_by_n(jnp.tile(jnp.asarray(q0), (m.nu, 1)), jnp.eye(m.nu)))  # row j: N e_j
         if not np.allclose(qdot[:, which_q], np.eye(m.nu)[which_q], atol=1e-6):
-            mode = f" in {'Euler-angle' if euler else 'quaternion'} mode" if modes[False] != modes[True] else ""
-            raise InvalidArgument(
-                f"{element} on {mobod.name!r}: q[{which_q}] of {mobod.name!r} ({proto.simbody_name}) does not have "
-                f"qdot = u[{which_q}]"
-                f"{mode}, which a mobility spring needs (Simbody's requirement); use a coordinate whose rate is its "
-                "speed (Pin, Slider, Gimbal, Translation, ...) or a TwoPointLinearSpring"
-            )
-    return which_q
+            return euler, modes[False] != modes[True]
+    return None
 
 
 

@@ -19,6 +19,8 @@ identity rotation or at zero-length vectors.
 
 from __future__ import annotations
 
+import functools
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -325,6 +327,15 @@ class Rotation(eqx.Module):
     __mul__ = __matmul__
 
 
+@functools.lru_cache(maxsize=None)
+def _identity_transform(dtype):
+    """(eye(3), zeros(3)) of ``dtype``, made once: immutable arrays shared by every default Transform (a model
+    import builds thousands; each fresh jnp.eye cost about 0.2 ms). Made at compile-time evaluation, so a first
+    call inside a trace caches concrete arrays, never tracers."""
+    with jax.ensure_compile_time_eval():
+        return jnp.eye(3, dtype=dtype), jnp.zeros(3, dtype=dtype)
+
+
 class Transform(eqx.Module):
     """A frame transform ``X_AB = (R_AB, p_AB)``: ``r_A = R_AB r_B + p_AB``.
 
@@ -338,8 +349,9 @@ class Transform(eqx.Module):
     def __init__(self, R=None, p=None):
         if p is None and R is not None and not isinstance(R, Rotation) and np.shape(R)[-1:] == (3,) and np.ndim(R) == 1:
             R, p = None, R
-        self.R = jnp.eye(3) if R is None else _as_array(R)
-        self.p = jnp.zeros(3) if p is None else jnp.asarray(p, dtype=float)
+        identity, origin = _identity_transform(jax.dtypes.canonicalize_dtype(float))
+        self.R = identity if R is None else _as_array(R)
+        self.p = origin if p is None else jnp.asarray(p, dtype=float)
 
     @property
     def rotation(self) -> Rotation:
