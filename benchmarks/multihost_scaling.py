@@ -7,7 +7,10 @@ t(1 process) / t(P processes) (1.0 = perfect). On one shared host the processes 
 so efficiency here measures the machine, not the network: run it on a machine with at least 4 free cores
 (or on several hosts by hand: same worker, a reachable coordinator address).
 
-    python3 benchmarks/multihost_scaling.py [--lanes 4096] [--max-processes 4]
+    python3 benchmarks/multihost_scaling.py [--lanes 4096] [--max-processes 4] [--pin]
+
+``--pin`` gives each process one core of its own (process k on the k-th core), so that with at least as many
+cores as processes the processes do not compete: the weak-scaling number of one core per host.
 """
 
 from __future__ import annotations
@@ -23,9 +26,12 @@ import textwrap
 
 WORKER = textwrap.dedent(
     """
-    import json, sys, time, statistics
-    import jax
+    import json, os, sys, time, statistics
     pid, nproc, port, lanes, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
+    if sys.argv[6] == "pin":  # one core of this machine per process, before XLA sizes its thread pool
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[pid % len(cores)]})
+    import jax
     jax.config.update("jax_enable_x64", True)
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     if nproc > 1:
@@ -72,7 +78,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def run(nproc: int, lanes: int) -> dict:
+def run(nproc: int, lanes: int, pin: bool = False) -> dict:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,7 +87,8 @@ def run(nproc: int, lanes: int) -> dict:
             f.write(WORKER)
         port = str(_free_port())
         outs = [os.path.join(tmp, f"{pid}.json") for pid in range(nproc)]
-        procs = [subprocess.Popen([sys.executable, script, str(pid), str(nproc), port, str(lanes), outs[pid]], env=env)
+        procs = [subprocess.Popen([sys.executable, script, str(pid), str(nproc), port, str(lanes), outs[pid],
+                                  "pin" if pin else "share"], env=env)
                  for pid in range(nproc)]
         for p in procs:
             if p.wait(timeout=600) != 0:
@@ -94,10 +101,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lanes", type=int, default=4096, help="lanes per process (default %(default)s)")
     parser.add_argument("--max-processes", type=int, default=4)
+    parser.add_argument("--pin", action="store_true",
+                        help="pin process k to the k-th core of this process's CPU set (one core each; Linux)")
     args = parser.parse_args()
     rows = []
     for nproc in range(1, args.max_processes + 1):
-        r = run(nproc, args.lanes)
+        r = run(nproc, args.lanes, args.pin)
         rows.append((nproc, r["global_batch"], r["median_s"]))
     print("| processes | global batch | median s per call | weak-scaling efficiency |")
     print("|---:|---:|---:|---:|")
