@@ -45,10 +45,12 @@ MODEL = os.path.join(HERE, "..", "tests", "models", "mjx_humanoid.xml")
 DT = 0.005
 
 
-def jaxbody_case(dtype):
+def jaxbody_case(dtype, contact=True):
+    """(Model, State): the file's qpos0 with the root lowered 5 mm, the model's leaves cast to ``dtype``;
+    ``contact=False`` reads the file without its contact."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        imp = jb.io.load_mjcf(MODEL, contact=True)
+        imp = jb.io.load_mjcf(MODEL, contact=contact)
     model = imp.system.realize_topology()
     state = imp.default_state(model)
     state = state.set_q(state.q.at[6].add(-0.005))

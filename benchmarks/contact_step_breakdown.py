@@ -1,6 +1,6 @@
 """Where the MJX humanoid's contact step spends its time: the step, realize to Dynamics and realize to
 Acceleration, with and without the file's contact (``load_mjcf(contact=...)``), on the compiled and the JAX
-path, batch 1024, float64, ``jit(vmap)``, µs per state (median).
+path, batch 1024, float64, ``jit(vmap)``, µs per state (median); model and states as benchmarks/contact_step.py.
 
     PYTHONPATH=. python3 benchmarks/contact_step_breakdown.py [--batch 1024]
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -20,12 +19,10 @@ import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
 from _timing import median_time  # noqa: E402
+from contact_step import batch_states, jaxbody_case  # noqa: E402
 
 import jaxbody as jb  # noqa: E402
-
-MODEL = os.path.join(HERE, "..", "tests", "models", "mjx_humanoid.xml")
 
 
 def main():
@@ -33,14 +30,8 @@ def main():
     p.add_argument("--batch", type=int, default=1024)
     batch = p.parse_args().batch
     for contact in (True, False):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            imported = jb.io.load_mjcf(MODEL, contact=contact)
-        model = imported.system.realize_topology()
-        state = imported.default_state(model)
-        state = state.set_q(state.q.at[6].add(-0.005))
-        u = 0.1 * np.random.default_rng(0).normal(size=(batch, state.u.size))
-        states = jax.vmap(state.set_u)(jnp.asarray(u))
+        model, state = jaxbody_case(jnp.float64, contact)
+        states = batch_states(state, batch)
         cases = {"step": lambda s: jb.simulate(model, s, 0.005, 1, "semi_explicit_euler")[0],
                  "realize Dynamics": lambda s: model.realize(s, jb.Stage.Dynamics).dynamics,
                  "realize Acceleration": lambda s: model.realize(s, jb.Stage.Acceleration).acceleration.udot}
