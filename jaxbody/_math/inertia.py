@@ -36,6 +36,15 @@ def check_inertia_matrix(I, what="inertia"):
     return I
 
 
+def only_triangle_fails(I) -> bool:
+    """True when the first of ``check_inertia_matrix``'s checks that a (3, 3) inertia fails is the triangle
+    inequality of its principal moments: an inertia OpenSim and Pinocchio load as written (the importers' tolerant
+    mode), unlike a non-finite, asymmetric or negative one."""
+    I = np.asarray(I, dtype=float)
+    failed = first_failure(inertia_failures(I)) if I.shape == (3, 3) else None
+    return bool(failed) and failed[0] == "triangle"
+
+
 class Inertia:
     """Rotational inertia matrix from Simbody's six matrix elements (kg m^2).
 

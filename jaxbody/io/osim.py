@@ -38,7 +38,7 @@ from jaxbody._api.system import (
     MultibodySystem,
     SimbodyMatterSubsystem,
 )
-from jaxbody._math.inertia import Inertia, MassProperties
+from jaxbody._math.inertia import Inertia, MassProperties, only_triangle_fails
 from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
@@ -177,12 +177,13 @@ def _rigid_body(doc: OsimDocument, element, strict_inertia: bool) -> Body:
     inertia = numbers(doc, element, "inertia", owner, 6, default=[0] * 6)
     if mass < 0:
         raise element_error(doc, element, owner, f"negative mass {mass}")
+    xx, yy, zz, xy, xz, yz = inertia
+    central = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
     try:
         return Body.Rigid(MassProperties.from_central_inertia(mass, com, Inertia(*inertia)))
     except (InvalidArgument, InvalidInertia) as e:
-        if strict_inertia or "triangle" not in str(e):
+        if strict_inertia or not only_triangle_fails(central):
             raise element_error(doc, element, owner, str(e)) from None
-    xx, yy, zz, xy, xz, yz = inertia
     moments = {"xx": xx, "yy": yy, "zz": zz}
     violated = [f"I{a} + I{b} >= I{c} ({moments[a]:g} + {moments[b]:g} < {moments[c]:g})"
                 for a, b, c in (("xx", "yy", "zz"), ("xx", "zz", "yy"), ("yy", "zz", "xx"))
@@ -191,7 +192,6 @@ def _rigid_body(doc: OsimDocument, element, strict_inertia: bool) -> Body:
     warnings.warn(f"load_osim({doc.source}) line {doc.line(element)}: {owner}: its inertia about the mass center "
                   f"violates {violated}, physically impossible but accepted by OpenSim; loaded as written "
                   f"(strict_inertia=True refuses it; jb.check_parameters reports it)", stacklevel=3)
-    central = [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
     return Body.Rigid(MassProperties.unchecked_from_central_inertia(mass, com, central))
 
 
