@@ -7,7 +7,7 @@ carrying a ContactMesh (the first icosphere, at an offset and tilted frame), gra
 ContactHalfSpace (tilted), ContactSphere, or ContactMesh (the second icosphere). Each case records the ball's
 realized X_GB and V_GB, the rigid-body forces on ball and Ground (torque about each origin, force; in G) from the
 force's record values, and the potential energy. States: penetrating sliding/sticking, touching (the deepest
-spring just inside), separated.
+spring just inside), separated; for the mesh pair also the ball's mesh wholly inside the other (no contact).
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ STATES = [
     ("touching_sliding", [0.3, -0.2, 0.5], "touch", [0.4, -1.1, 0.7], [0.4, -0.02, 0.3]),
     ("separated", [0.3, -0.2, 0.5], 0.01, [0.4, -1.1, 0.7], [0.6, -0.3, -0.25]),
 ]
+# Mesh kind only: the ball's mesh wholly inside the other mesh (its center 5 mm from the other's; farthest vertex
+# 0.105 m < the other's smallest face distance 0.112 m), no triangles crossing: Simbody reports no contact.
+INSIDE = ("inside", [0.3, -0.2, 0.5], -0.215, [0.4, -1.1, 0.7], [0.6, -0.3, -0.25])
 
 
 def vec(v):
@@ -146,7 +149,7 @@ def main():
         model, ball, force = build(kind)
         state = model.initSystem()
         cases = []
-        for name, angles, offset, w, vel in STATES:
+        for name, angles, offset, w, vel in STATES + ([INSIDE] if kind == "mesh" else []):
             origin = place(model, state, ball, kind, angles, offset)
             set_ball(model, state, angles, origin, w, vel)
             cases.append(dict(name=name, **record(model, state, ball, force)))

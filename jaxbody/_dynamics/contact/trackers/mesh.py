@@ -15,11 +15,13 @@ Simbody's rule for a spring (CollisionDetectionAlgorithm::*TriangleMesh + findNe
 * mesh O: nearest point over every face of O (brute force, O(nf nf_O), where Simbody walks an OBB tree) and
   inside when ``(centroid - nearest) . n_face < 0`` for the face holding the nearest point.
 
-Deviation (mesh/mesh): Simbody keeps only faces that cross the other mesh or that a ray cast from a crossing-free
-region finds inside, and no contact at all when no triangles cross (one mesh wholly inside the other); here the
-inside test alone decides, which agrees whenever the meshes' surfaces cross. Ties in the nearest face (a point
-nearest to an edge or vertex) take the lowest face index, which matches Simbody for convex neighbourhoods.
-Cost: half-space and sphere O(nf); mesh/mesh O(nf * nf_O) (memory (nf, nf_O, 3)).
+Mesh/mesh follows Simbody's rule for when there is contact at all (ContactTracker::TriangleMeshTriangleMesh and
+CollisionDetectionAlgorithm::TriangleMeshTriangleMesh): no triangle of one mesh crossing a triangle of the other
+means no contact, even when one mesh lies wholly inside the other (``meshes_cross``). When they cross, Simbody keeps
+the crossing faces and those a ray cast finds buried; here the inside test above decides, which agrees whenever
+the meshes' surfaces cross. Ties in the nearest face (a point nearest to an edge or vertex) take the lowest face
+index, which matches Simbody for convex neighbourhoods. Cost: half-space and sphere O(nf); mesh/mesh
+O(nf * nf_O) (memory (nf, nf_O, 3)).
 """
 
 from __future__ import annotations
@@ -133,11 +135,36 @@ def closest_point_on_triangle(p, a, b, c):
     return jnp.where(((d1 <= 0) & (d2 <= 0))[..., None], a, result)
 
 
+def _edges_cross_triangles(tri_a, tri_b):
+    """Whether any edge of the triangles ``tri_a`` (na, 3, 3) passes through the interior of any triangle
+    ``tri_b`` (nb, 3, 3): its ends strictly on opposite sides of the triangle's plane and the three orientations
+    of the edge against the triangle's sides of one strict sign. O(na nb), no division."""
+    p, q = tri_a[:, None, :, None], jnp.roll(tri_a, -1, 1)[:, None, :, None]  # (na, 1, 3 edges, 1, 3)
+    a, b, c = (tri_b[None, :, None, i] for i in range(3))  # (1, nb, 1, 3)
+    plane = jnp.cross(b - a, c - a)
+    sp, sq = jnp.sum((p[..., 0, :] - a) * plane, -1), jnp.sum((q[..., 0, :] - a) * plane, -1)
+    corners = tri_b[None, :, None]  # (1, nb, 1, 3 corners, 3)
+    seg = q - p
+    side = jnp.sum(seg * jnp.cross(corners - p, jnp.roll(corners, -1, -2) - p), -1)  # (na, nb, 3, 3)
+    through = jnp.all(side > 0, -1) | jnp.all(side < 0, -1)
+    return jnp.any((sp * sq < 0) & through)
+
+
+def meshes_cross(triangles_1, triangles_2):
+    """Simbody's test for mesh/mesh contact: does a triangle of one mesh (n1, 3, 3) cross a triangle of the
+    other (n2, 3, 3) (both in one frame)? Two triangles in general position cross iff an edge of one passes
+    through the other (Simbody's Guigue-Devillers test also counts touching boundaries and coplanar overlaps:
+    measure-zero poses, where this says no). A scalar bool, piecewise constant in the poses."""
+    return _edges_cross_triangles(triangles_1, triangles_2) | _edges_cross_triangles(triangles_2, triangles_1)
+
+
 def mesh_mesh_patch(R_GM, p_GM, vertices, faces, R_GO, p_GO, other_vertices, other_faces):
-    """Springs of mesh M against the closed triangle mesh O (frame X_GO): a FacePatch (see module notes)."""
+    """Springs of mesh M against the closed triangle mesh O (frame X_GO): a FacePatch (see module notes); no
+    spring is active when no triangles of the two meshes cross (Simbody's rule)."""
     spring, area, normal = _springs_in_ground(R_GM, p_GM, vertices, faces)
     w = p_GO + other_vertices @ R_GO.T
     tri = w[other_faces]  # (nf_O, 3, 3) in G
+    crossing = meshes_cross((p_GM + vertices @ R_GM.T)[faces], tri)
     _, _, n_O = face_springs(other_vertices, other_faces)
     n_O = n_O @ R_GO.T
     q = closest_point_on_triangle(spring[:, None], tri[None, :, 0], tri[None, :, 1], tri[None, :, 2])
@@ -145,7 +172,7 @@ def mesh_mesh_patch(R_GM, p_GM, vertices, faces, R_GO, p_GO, other_vertices, oth
     face = jnp.argmin(d2, axis=1)
     nearest = jnp.take_along_axis(q, face[:, None, None], axis=1)[:, 0]
     delta = spring - nearest
-    active = (jnp.sum(delta * n_O[face], -1) < 0) & (jnp.sum(delta * delta, -1) > 0)
+    active = (jnp.sum(delta * n_O[face], -1) < 0) & (jnp.sum(delta * delta, -1) > 0) & crossing
     return FacePatch(active, spring, nearest, area, normal)
 
 
