@@ -15,7 +15,10 @@ a pair of kinds no tracker covers raises InvalidArgument naming both surfaces an
 
 ``jb.CompliantContactSubsystem(system, tracker)`` is a force subsystem holding one force element (Simbody's
 CompliantContactSubsystem): every tracked pair's forces at Dynamics; ``get_contact_forces(state, model)`` is
-Simbody's per-pair ContactForce report.
+Simbody's per-pair ContactForce report. ``set_force_model("smooth_hertz" | "exponential_spring", parameters)``
+puts OpenSim's smooth sphere/half-space law or Simbody's exponential spring on every tracked pair instead of the
+pair table's models (``_dynamics/contact/compliant_smooth_models.py``; a pair they cannot act on raises at
+``realize_topology()`` naming both surfaces).
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.contact_surface import ContactSurface, stack_records
+from jaxbody._api.exponential_spring_force import ExponentialSpringParameters
 from jaxbody._api.force_handles import ForceHandle
 from jaxbody._api.system import GeneralForceSubsystem, MultibodySystem
+from jaxbody._dynamics.contact import compliant_smooth_models as smooth
 from jaxbody._dynamics.contact.compliant import CompliantContactForce, ContactForces, PairGroup
 from jaxbody._dynamics.contact.trackers.table import find_rule
 from jaxbody._dynamics.state import State, require
@@ -98,7 +103,25 @@ class ContactTrackerSubsystem:
         return pairs
 
 
-def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float) -> CompliantContactForce:
+#: OpenSim's SmoothSphereHalfSpaceForce defaults of the "smooth_hertz" model's parameters.
+SMOOTH_HERTZ_DEFAULTS = {"constant_contact_force": 1e-5, "hertz_smoothing": 300.0, "hunt_crossley_smoothing": 50.0}
+
+
+def _check_force_model(tracker, force_model, surfaces, a, b, kinds) -> None:
+    """InvalidArgument naming both surfaces when the subsystem's force model cannot act on pair (a, b)."""
+    if force_model == "smooth_hertz" and find_rule(*kinds)[0].force_model not in smooth.SMOOTH_HERTZ_PAIRS:
+        need = "a pair the table gives a Hertz model (one point with an effective radius)"
+    elif force_model == "exponential_spring" and kinds not in smooth.EXPONENTIAL_POINTS:
+        need = "a HalfSpace with a Sphere, Capsule, Ellipsoid or Brick"
+    else:
+        return
+    raise InvalidArgument(f"CompliantContactSubsystem force model {force_model!r} needs {need}; the pair "
+                          f"{tracker._describe(surfaces[a])} and {tracker._describe(surfaces[b])} is not one "
+                          f"(exclude the pair or use the pair table's model)")
+
+
+def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float, force_model=None,
+                   parameters=()) -> CompliantContactForce:
     surfaces = tracker.get_surfaces()
     for mobod in tracker.system.get_matter_subsystem()._bodies:  # the Model's pair indices count on these lists
         mobod.body._surfaces_read_by = (tracker.system, mobod.name)
@@ -116,6 +139,7 @@ def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float)
         one, two = (b, a) if swapped else (a, b)
         (r1, k1), (r2, k2) = where[one], where[two]
         kinds = (surfaces[one][3].geometry.kind, surfaces[two][3].geometry.kind)
+        _check_force_model(tracker, force_model, surfaces, one, two, kinds)
         grouped.setdefault((kinds, r1, r2), []).append((k1, k2, one, two))
     groups = tuple(
         PairGroup(kinds, (r1, r2), tuple(tuple(x[i] for x in rows) for i in (0, 1)),
@@ -124,14 +148,33 @@ def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float)
     f = lambda rows: jnp.asarray(np.asarray(rows, dtype=float))  # noqa: E731
     empty = not surfaces
     return CompliantContactForce(
-        surface_body=tuple(m.index for m, _, _, _ in surfaces), groups=groups,
+        surface_body=tuple(m.index for m, _, _, _ in surfaces), groups=groups, force_model=force_model,
         shapes=tuple(stack_records(g) for g in members),
         R_BS=f(np.zeros((0, 3, 3)) if empty else [X[0] for _, _, X, _ in surfaces]),
         p_BS=f(np.zeros((0, 3)) if empty else [X[1] for _, _, X, _ in surfaces]),
         material=f(np.zeros((0, 5)) if empty else [s.material.as_row() for _, _, _, s in surfaces]),
         thickness=f([s.thickness for _, _, _, s in surfaces]),
-        transition_velocity=f(transition_velocity),
+        transition_velocity=f(transition_velocity), model_parameters=f(parameters),
     )
+
+
+class _ContactHandle(ForceHandle):
+    """The subsystem's element handle: its State.z count (3 per exponential-spring point) follows the pairs."""
+
+    def __init__(self, subsystem, tracker):
+        self._contact = subsystem
+        super().__init__(subsystem, lambda: _build_element(tracker, subsystem._transition_velocity,
+                                                           *subsystem._force_model), "CompliantContactSubsystem")
+
+    @property
+    def num_z(self) -> int:
+        if self._contact._force_model[0] != "exponential_spring":
+            return 0
+        tracker, kinds = self._contact.tracker, lambda s: s[3].geometry.kind  # noqa: E731
+        surfaces = tracker.get_surfaces()
+        pairs = [(kinds(surfaces[b]), kinds(surfaces[a])) if swapped else (kinds(surfaces[a]), kinds(surfaces[b]))
+                 for a, b, swapped in tracker.select_pairs()]
+        return sum(3 * smooth.EXPONENTIAL_POINTS.get(k, 0) for k in pairs)
 
 
 class CompliantContactSubsystem(GeneralForceSubsystem):
@@ -147,7 +190,41 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
         super().__init__(system)
         self.tracker = tracker
         self._transition_velocity = 0.01
-        self.force = ForceHandle(self, lambda: _build_element(tracker, self._transition_velocity), "CompliantContactSubsystem")
+        self._force_model = (None, ())
+        self.force = _ContactHandle(self, tracker)
+
+    def set_force_model(self, name: str | None, parameters=None) -> None:
+        """The force model of every tracked pair, before ``realize_topology()``: None (default) the pair table's
+        (Simbody's: Hertz, penalty, elastic foundation); ``"smooth_hertz"``: OpenSim's SmoothSphereHalfSpaceForce
+        law on Hertz pairs, ``parameters`` a dict overriding ``SMOOTH_HERTZ_DEFAULTS`` (constant_contact_force N,
+        hertz_smoothing 1/m, hunt_crossley_smoothing s/m; Model leaves ``model_parameters``); materials and the
+        transition velocity as for the other models; ``"exponential_spring"``: Simbody's ExponentialSpringForce
+        of each half-space pair's points, ``parameters`` a ``jb.ExponentialSpringParameters`` (default
+        Simbody's), the materials unused, 3 State.z entries per point (p0x, p0y, K; ``self.force.z_slice``).
+        See ``_dynamics/contact/compliant_smooth_models.py`` for the laws and the pairs each accepts."""
+        self.system._check_not_frozen("set the force model")
+        if name is None:
+            self._force_model = (None, ())
+        elif name == "smooth_hertz":
+            given = dict(parameters or {})
+            unknown = sorted(set(given) - set(SMOOTH_HERTZ_DEFAULTS))
+            if unknown:
+                raise InvalidArgument(f"CompliantContactSubsystem smooth_hertz: unknown parameters {unknown}; "
+                                      f"known: {sorted(SMOOTH_HERTZ_DEFAULTS)}")
+            values = [float(given.get(k, v)) for k, v in SMOOTH_HERTZ_DEFAULTS.items()]
+            if not all(np.isfinite(v) and v >= 0 for v in values):
+                raise InvalidArgument(f"CompliantContactSubsystem smooth_hertz: parameters must be finite and >= 0, got {values}")
+            self._force_model = (name, tuple(values))
+        elif name == "exponential_spring":
+            parameters = ExponentialSpringParameters() if parameters is None else parameters
+            if not isinstance(parameters, ExponentialSpringParameters):
+                raise InvalidArgument("CompliantContactSubsystem exponential_spring: parameters must be "
+                                      f"jb.ExponentialSpringParameters, got {type(parameters).__name__}")
+            checked = parameters.checked("CompliantContactSubsystem exponential_spring")
+            self._force_model = (name, tuple(float(checked[k]) for k in smooth.EXPONENTIAL_PARAMETERS))
+        else:
+            raise InvalidArgument(f"CompliantContactSubsystem force model must be None, 'smooth_hertz' or "
+                                  f"'exponential_spring', got {name!r}")
 
     def set_transition_velocity(self, v) -> None:
         """Friction's transition velocity (m/s, > 0; Simbody's default 0.01); before ``realize_topology()``
@@ -183,4 +260,4 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
         zeros and ``active`` False). The State must be realized to Velocity. jit/vmap/grad-able."""
         self.force._check(state, "get_contact_forces")
         require(state, Stage.Velocity, "CompliantContactSubsystem.get_contact_forces")
-        return self.force._element(model).calc_contact_forces(state)
+        return self.force._element(model).calc_contact_forces(state, state.z[self.force.z_slice])

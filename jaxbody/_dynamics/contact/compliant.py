@@ -4,7 +4,10 @@ Static: ``surface_body`` (ns,) each surface's mobilized body, ``groups`` (the pa
 ``PairGroup``). Leaves (per surface, so each is one number of the Model): ``shapes`` (one ``shapes`` record
 per kind and static structure), ``R_BS`` (ns, 3, 3), ``p_BS`` (ns, 3) each surface's frame on its body,
 ``material`` (ns, 5) (stiffness Pa, dissipation s/m, static, dynamic, viscous (s/m) friction), ``thickness``
-(ns,) m, ``transition_velocity`` m/s.
+(ns,) m, ``transition_velocity`` m/s. ``force_model`` (static): None for the pair table's models (Simbody's), or
+"smooth_hertz" / "exponential_spring" on every pair (``compliant_smooth_models``), with their parameters in the
+leaf ``model_parameters`` ((0,) for None, (3,) and (11,)); the exponential spring's points own State.z entries
+(p0x, p0y, K each, in pair order).
 
 At Dynamics each group runs its tracker once on all its pairs (one vectorized call per pair kind, MJX's
 collision-driver pattern) and its force model (``compliant_models``); forces on surface 2 act at the model's
@@ -19,6 +22,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._dynamics.contact import compliant_smooth_models as smooth
 from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.contact.compliant_models import FORCE_MODELS
 from jaxbody._dynamics.contact.trackers.table import PAIR_TABLE
@@ -77,19 +81,34 @@ class CompliantContactForce(ForceElement):
 
     surface_body: tuple = eqx.field(static=True)
     groups: tuple = eqx.field(static=True)
+    force_model: str | None = eqx.field(static=True)
     shapes: tuple
     R_BS: jnp.ndarray
     p_BS: jnp.ndarray
     material: jnp.ndarray
     thickness: jnp.ndarray
     transition_velocity: jnp.ndarray
+    model_parameters: jnp.ndarray
 
     def pairs(self) -> list[tuple[int, int]]:
         """(surface1, surface2) of every tracked pair, in report order (static)."""
         return [p for g in self.groups for p in zip(*g.surfaces)]
 
-    def _group_forces(self, state, group):
-        """(Contact, PointForces, body1 (n,), body2 (n,)) of one group."""
+    def _z_counts(self) -> list[int]:
+        """State variables of each group (static): 3 per exponential-spring point, else 0."""
+        if self.force_model != "exponential_spring":
+            return [0] * len(self.groups)
+        return [3 * len(g.surfaces[0]) * smooth.EXPONENTIAL_POINTS[g.kinds] for g in self.groups]
+
+    def num_z(self) -> int:
+        return sum(self._z_counts())
+
+    def default_z(self, dtype):
+        """Simbody's default anchor p0 = 0 and sliding state K = 1 at every exponential-spring point."""
+        return jnp.tile(jnp.asarray([0.0, 0.0, 1.0], dtype), self.num_z() // 3)
+
+    def _group_forces(self, state, group, z):
+        """(Contact, PointForces, body1 (n,), body2 (n,), z_dot (n, m, 3) or None) of one group; ``z`` its slice."""
         pos, vel = state.position, state.velocity
         i1, i2 = (np.asarray(s, dtype=int) for s in group.surfaces)
         b1, b2 = (np.asarray(self.surface_body)[i] for i in (i1, i2))
@@ -99,7 +118,7 @@ class CompliantContactForce(ForceElement):
         shape2 = self.shapes[group.records[1]].take(np.asarray(group.slots[1], dtype=int))
         rule = PAIR_TABLE[group.kinds]
         contact = rule.track(R1, p1, shape1, R2, p2, shape2)
-        m = contact.depth.shape[1]
+        n, m = contact.depth.shape
 
         def relative_velocity(point):
             flat = point.reshape(-1, 3)
@@ -107,27 +126,56 @@ class CompliantContactForce(ForceElement):
             v1 = geometry.point_velocity(pos, vel, np.repeat(b1, m), flat)
             return (v2 - v1).reshape(point.shape)
 
-        out = FORCE_MODELS[rule.force_model](
-            contact, self.material[i1], self.material[i2], self.thickness[i1], self.thickness[i2],
-            relative_velocity, self.transition_velocity)
-        return contact, out, b1, b2
+        mat1, mat2 = self.material[i1], self.material[i2]
+        if self.force_model == "smooth_hertz":
+            out = smooth.smooth_hertz(contact, mat1, mat2, relative_velocity, self.transition_velocity, self.model_parameters)
+            return contact, out, b1, b2, None
+        if self.force_model == "exponential_spring":
+            out, z_dot = smooth.exponential_spring(contact, R1, p1, relative_velocity, self.model_parameters, z.reshape(n, m, 3))
+            return contact, out, b1, b2, z_dot
+        out = FORCE_MODELS[rule.force_model](contact, mat1, mat2, self.thickness[i1], self.thickness[i2],
+                                             relative_velocity, self.transition_velocity)
+        return contact, out, b1, b2, None
 
-    def calc(self, model, state):
+    def _all_groups(self, state, z):
+        """[_group_forces of each group] with each group's slice of ``z`` (num_z,)."""
+        out, start = [], 0
+        for group, count in zip(self.groups, self._z_counts()):
+            out.append(self._group_forces(state, group, z[start:start + count]))
+            start += count
+        return out
+
+    def calc_with_z_and_z_dot(self, model, state, z):
         nb = model.topology.nbodies
         F = jnp.zeros((nb, 2, 3), state.q.dtype)
         pe = jnp.zeros((), state.q.dtype)
-        for group in self.groups:
-            contact, out, b1, b2 = self._group_forces(state, group)
+        z_dot = []
+        for contact, out, b1, b2, zd in self._all_groups(state, z):
             m = contact.depth.shape[1]
             point, force = out.point_G.reshape(-1, 3), out.force_G.reshape(-1, 3)
             F = F + geometry.point_forces_on_bodies(nb, state.position, np.repeat(b2, m), point, force)
             F = F + geometry.point_forces_on_bodies(nb, state.position, np.repeat(b1, m), point, -force)
             pe = pe + jnp.sum(out.potential_energy)
-        return F, jnp.zeros(model.topology.nu, F.dtype), pe
+            if zd is not None:
+                z_dot.append(zd.reshape(-1))
+        z_dot = jnp.concatenate(z_dot) if z_dot else jnp.zeros((0,), F.dtype)
+        return F, jnp.zeros(model.topology.nu, F.dtype), pe, z_dot
 
-    def calc_contact_forces(self, state) -> ContactForces:
-        """The per-pair report (``ContactForces``) at this State (realized to Velocity)."""
-        parts = [_summarize(*self._group_forces(state, group)[:2]) for group in self.groups]
+    def calc_with_z(self, model, state, z):
+        return self.calc_with_z_and_z_dot(model, state, z)[:3]
+
+    def calc_z_dot(self, model, state, z):
+        return self.calc_with_z_and_z_dot(model, state, z)[3]
+
+    def calc(self, model, state):
+        """Forces at the default state variables (``default_z``; none unless exponential springs)."""
+        return self.calc_with_z(model, state, self.default_z(state.q.dtype))
+
+    def calc_contact_forces(self, state, z=None) -> ContactForces:
+        """The per-pair report (``ContactForces``) at this State (realized to Velocity); ``z``: this element's
+        state variables (default ``default_z``)."""
+        z = self.default_z(state.q.dtype) if z is None else z
+        parts = [_summarize(*g[:2]) for g in self._all_groups(state, z)]
         if not parts:  # no tracked pair: empty arrays of the documented shapes
             dtype = state.q.dtype
             v, s = jnp.zeros((0, 3), dtype), jnp.zeros((0,), dtype)

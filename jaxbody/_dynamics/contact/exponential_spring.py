@@ -47,6 +47,46 @@ def _capped(f, limit, limit_sqr):
     return f * scale[:, None], scale
 
 
+def spring_law(params, p_P, v_P, z):
+    """Simbody's exponential spring at n stations: ``p_P``, ``v_P`` (n, 3) each station's location and velocity in
+    the plane frame P (relative to the plane), ``z`` (n, 3) its (p0x, p0y, K); ``params`` any object with the
+    ExponentialSpringForce parameter attributes (d0, d1, d2, normal_viscosity, max_normal_force,
+    friction_elasticity, friction_viscosity, mu_static, mu_kinetic). Returns (f_P (n, 3) the force on the
+    station in P, fzElas (n,), p0' (n, 2) the updated anchors, the friction limit (n,))."""
+    p0, K = z[:, :2], z[:, 2]
+    pz, vz, pxy, vxy = p_P[:, 2], v_P[:, 2], p_P[:, :2], v_P[:, :2]
+    f_elas = params.d1 * jnp.exp(jnp.minimum(-params.d2 * (pz - params.d0), _MAX_EXPONENT))
+    f_damp = -params.normal_viscosity * vz * f_elas
+    fz = f_elas + f_damp
+    f_damp = jnp.where(fz < 0, -f_elas, f_damp)
+    fz = jnp.clip(fz, 0.0, params.max_normal_force)
+    f_elas = jnp.where(fz >= params.max_normal_force, fz - f_damp, f_elas)
+    mu = params.mu_static - K * (params.mu_static - params.mu_kinetic)
+    limit = mu * fz
+    limit_sqr = limit * limit
+    damp2 = -params.friction_viscosity * vxy
+    damp1, _ = _capped(damp2, limit, limit_sqr)
+    elas2 = -params.friction_elasticity * (pxy - p0)
+    _, scale = _capped(elas2 + damp2, limit, limit_sqr)
+    elas2, damp2 = elas2 * scale[:, None], damp2 * scale[:, None]
+    elas = elas2 * (1 - K)[:, None]
+    fric = elas + damp2 + (damp1 - damp2) * K[:, None]
+    moving = limit >= SIGNIFICANT_REAL
+    fric = jnp.where(moving[:, None], fric, 0.0)
+    anchor = jnp.where(moving[:, None], pxy + elas / params.friction_elasticity, pxy)
+    return jnp.concatenate([fric, fz[:, None]], -1), f_elas, anchor, limit
+
+
+def anchor_rates(params, anchor, limit, z):
+    """d/dt of the (n, 3) state (p0x, p0y, K) (module docstring) from ``spring_law``'s updated anchors and limits;
+    ``params`` also needs ``sliding_time_constant`` and ``settle_velocity``."""
+    tau = params.sliding_time_constant
+    p0_dot = (anchor - z[:, :2]) / tau
+    speed = spatial.safe_norm(p0_dot)
+    target = jnp.where(limit > SIGNIFICANT_REAL, step_up(jnp.clip(speed / params.settle_velocity, 0.0, 1.0)), 1.0)
+    return jnp.concatenate([p0_dot, ((target - z[:, 2]) / tau)[:, None]], -1)
+
+
 class ExponentialSpringForce(ForceElement):
     """Exponential springs of stations on bodies against one contact plane fixed in Ground.
 
@@ -93,29 +133,7 @@ class ExponentialSpringForce(ForceElement):
     def calc_details(self, state, z):
         """(f_P (n, 3) force on each station in P, fzElas (n,), p0' (n, 2) updated anchors, limit (n,))."""
         _, p_P, v_P = self._station_in_plane(state)
-        z = z.reshape(-1, 3)
-        p0, K = z[:, :2], z[:, 2]
-        pz, vz, pxy, vxy = p_P[:, 2], v_P[:, 2], p_P[:, :2], v_P[:, :2]
-        f_elas = self.d1 * jnp.exp(jnp.minimum(-self.d2 * (pz - self.d0), _MAX_EXPONENT))
-        f_damp = -self.normal_viscosity * vz * f_elas
-        fz = f_elas + f_damp
-        f_damp = jnp.where(fz < 0, -f_elas, f_damp)
-        fz = jnp.clip(fz, 0.0, self.max_normal_force)
-        f_elas = jnp.where(fz >= self.max_normal_force, fz - f_damp, f_elas)
-        mu = self.mu_static - K * (self.mu_static - self.mu_kinetic)
-        limit = mu * fz
-        limit_sqr = limit * limit
-        damp2 = -self.friction_viscosity * vxy
-        damp1, _ = _capped(damp2, limit, limit_sqr)
-        elas2 = -self.friction_elasticity * (pxy - p0)
-        _, scale = _capped(elas2 + damp2, limit, limit_sqr)
-        elas2, damp2 = elas2 * scale[:, None], damp2 * scale[:, None]
-        elas = elas2 * (1 - K)[:, None]
-        fric = elas + damp2 + (damp1 - damp2) * K[:, None]
-        moving = limit >= SIGNIFICANT_REAL
-        fric = jnp.where(moving[:, None], fric, 0.0)
-        anchor = jnp.where(moving[:, None], pxy + elas / self.friction_elasticity, pxy)
-        return jnp.concatenate([fric, fz[:, None]], -1), f_elas, anchor, limit
+        return spring_law(self, p_P, v_P, z.reshape(-1, 3))
 
     def calc_with_z(self, model, state, z):
         p_G, p_P, _ = self._station_in_plane(state)
@@ -130,9 +148,4 @@ class ExponentialSpringForce(ForceElement):
 
     def calc_z_dot(self, model, state, z):
         _, _, anchor, limit = self.calc_details(state, z)
-        z = z.reshape(-1, 3)
-        tau = self.sliding_time_constant
-        p0_dot = (anchor - z[:, :2]) / tau
-        speed = spatial.safe_norm(p0_dot)
-        target = jnp.where(limit > SIGNIFICANT_REAL, step_up(jnp.clip(speed / self.settle_velocity, 0.0, 1.0)), 1.0)
-        return jnp.concatenate([p0_dot, ((target - z[:, 2]) / tau)[:, None]], -1).reshape(-1)
+        return anchor_rates(self, anchor, limit, z.reshape(-1, 3)).reshape(-1)
