@@ -24,6 +24,7 @@ from jaxbody.errors import InvalidArgument
 R = GOLDEN["radius"]
 CENTER = GOLDEN["sphere_location"]
 SMOOTH_PARAMETERS = {k: SMOOTH[k] for k in ("constant_contact_force", "hertz_smoothing", "hunt_crossley_smoothing")}
+ROTATE_X_TO_DOWN = np.array([[0.0, 0, 1], [0, 1, 0], [-1, 0, 0]])  # half-space frame S: x_S = -z_G, y_S = y_G, z_S = x_G
 MATERIAL = [SMOOTH[k] for k in ("stiffness", "dissipation", "static_friction", "dynamic_friction", "viscous_friction")]
 
 
@@ -41,6 +42,14 @@ def compliant_ball(other, force_model, parameters=None, ball_material=MATERIAL, 
                                            jb.ContactSurface(geometry, jb.ContactMaterial(*ball_material)))
     matter.Ground().update_body().add_contact_surface(other[1], jb.ContactSurface(other[0], jb.ContactMaterial(*other_material)))
     return system.realize_topology(), contact
+
+
+def rotation_matrix(q):
+    """R_GB (3, 3) of a Free mobilizer's q (unit quaternion w, x, y, z first)."""
+    w, x, y, z = np.asarray(q[:4]) / np.linalg.norm(np.asarray(q[:4]))
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 @jax.jit
@@ -69,20 +78,17 @@ def test_smooth_hertz_equals_smooth_sphere_half_space_force_and_opensim(smooth_p
         assert np.max(np.abs(np.asarray(F_new) - expected)) <= 1e-10 * np.max(np.abs(expected)) + 1e-13, case["name"]
 
 
-def test_smooth_hertz_gradient_vmap_and_report(smooth_pair):
+def test_smooth_hertz_gradient_under_vmap_equals_central_differences(smooth_pair):
+    """jax.grad of the potential energy w.r.t. q, vmapped over the golden states (one compilation)."""
     _, new = smooth_pair
-    q, u = golden_q_u(GOLDEN["smooth"][0])
-    energy = jax.jit(lambda q: dynamics(new, q, u, jnp.zeros(0))[1])
-    g = np.asarray(jax.grad(energy)(q))
-    h = 1e-6
-    fd = np.array([(energy(q.at[i].add(h)) - energy(q.at[i].add(-h))) / (2 * h) for i in range(q.size)])
-    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8 * np.max(np.abs(fd)))
     qs = jnp.stack([golden_q_u(c)[0] for c in GOLDEN["smooth"]])
     us = jnp.stack([golden_q_u(c)[1] for c in GOLDEN["smooth"]])
-    F, _, _ = jax.vmap(dynamics, (None, 0, 0, None))(new, qs, us, jnp.zeros(0))
-    for i, case in enumerate(GOLDEN["smooth"]):
-        F_i = dynamics(new, qs[i], us[i], jnp.zeros(0))[0]
-        np.testing.assert_allclose(F[i], F_i, rtol=0, atol=1e-13 * float(jnp.max(jnp.abs(F_i))), err_msg=case["name"])
+    grads = jax.jit(jax.vmap(jax.grad(lambda q, u: dynamics(new, q, u, jnp.zeros(0))[1])))(qs, us)
+    h = 1e-6
+    for i in (0, 2):  # penetrating, touching
+        energy = lambda q: dynamics(new, q, us[i], jnp.zeros(0))[1]  # noqa: E731
+        fd = np.array([(energy(qs[i].at[j].add(h)) - energy(qs[i].at[j].add(-h))) / (2 * h) for j in range(7)])
+        np.testing.assert_allclose(grads[i], fd, rtol=1e-6, atol=1e-8 * np.max(np.abs(fd)), err_msg=GOLDEN["smooth"][i]["name"])
 
 
 def _smooth_law_by_hand(c1, r1, m1, c2, r2, v2_at, parameters, vt):
@@ -156,8 +162,7 @@ def test_exponential_spring_equals_exponential_spring_force_at_the_deepest_point
     old = system.realize_topology()
     checked = 0
     for q, u, z in _exponential_states():
-        s = new.realize(new.default_state().set_q(q), jb.Stage.Position)
-        R_GB = np.asarray(s.position.R_GB[1])
+        R_GB = rotation_matrix(q)
         station = np.asarray(CENTER) - R * R_GB.T @ R_GP[:, 2]  # the deepest point, in B
         at_station = eqx.tree_at(lambda m: m.forces[0].station, old, jnp.asarray(station)[None])
         F_old, pe_old, zd_old = dynamics(at_station, q, u, z)
@@ -177,10 +182,36 @@ def test_exponential_spring_equals_exponential_spring_force_at_the_deepest_point
     h = 1e-7
     fd = np.array([(energy(q.at[i].add(h)) - energy(q.at[i].add(-h))) / (2 * h) for i in range(q.size)])
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6 * np.max(np.abs(fd)))
-    report = jax.jit(lambda q: contact.get_contact_forces(new.realize(new.default_state().set_q(q).set_u(u).set_z(z),
-                                                                       jb.Stage.Velocity), new))(q)
-    F_new = dynamics(new, q, u, z)[0]
-    np.testing.assert_allclose(report.force_G[0], F_new[1, 1], rtol=1e-14)
+    report = jax.jit(lambda q: contact.get_contact_forces(
+        new.realize(new.default_state().set_q(q).set_u(u).set_z(z), jb.Stage.Velocity), new))(q)
+    np.testing.assert_allclose(report.force_G[0], dynamics(new, q, u, z)[0][1, 1], rtol=1e-13)
+
+
+def test_exponential_spring_on_a_brick_is_one_spring_per_corner():
+    """A brick's 8 corners are body points: the exponential model equals ExponentialSpringForce with 8 stations at
+    the corners (forces, PE, dz/dt at distinct anchors and sliding states), corner order = the tracker's."""
+    half = np.array([0.1, 0.05, 0.08])
+    new, contact = compliant_ball((jb.ContactGeometry.HalfSpace(), jb.Transform(jb.Rotation(ROTATE_X_TO_DOWN), [0, 0, 0])),
+                                  "exponential_spring", ball_geometry=jb.ContactGeometry.Brick(list(half)))
+    assert contact.force.num_z == 24
+    corners = [np.asarray(CENTER) + half * np.array([sx, sy, sz]) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+    system, _, forces, ball = _ball_system()
+    spring = jb.ExponentialSpringForce(forces, jb.Transform(), ball, corners[0])
+    for c in corners[1:]:
+        spring.add_station(ball, c)
+    old = system.realize_topology()
+    # tilted, one corner 2 mm into the plane z = 0 (z up), sliding and turning
+    q = jnp.asarray([0.98, 0.1, -0.12, 0.05, 0.02, -0.01, 0.0])
+    lowest = min(float(q[6] + (rotation_matrix(q) @ c)[2]) for c in corners)
+    q = q.at[6].add(-lowest - 0.002)
+    u = jnp.asarray([0.3, -0.2, 0.5, 0.4, 0.1, -0.05])
+    z = jnp.asarray(np.random.default_rng(0).uniform([-0.05, -0.05, 0.0], [0.05, 0.05, 1.0], (8, 3)).reshape(-1))
+    (F_old, pe_old, zd_old), (F_new, pe_new, zd_new) = dynamics(old, q, u, z), dynamics(new, q, u, z)
+    scale = float(jnp.max(jnp.abs(F_old)))
+    assert scale > 10
+    np.testing.assert_allclose(F_new, F_old, rtol=0, atol=1e-13 * scale)
+    np.testing.assert_allclose(pe_new, pe_old, rtol=1e-13)
+    np.testing.assert_allclose(zd_new, zd_old, rtol=1e-13, atol=1e-11)
 
 
 def test_pairs_a_model_cannot_act_on_raise_naming_them():
