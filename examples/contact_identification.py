@@ -144,7 +144,7 @@ def levenberg_marquardt(residual_and_jacobian, x0, iterations, tolerance=1e-13):
     for _ in range(iterations):
         A, g = J.T @ J, J.T @ r
         while lam <= 1e12:
-            dx = np.linalg.solve(A + lam * np.diag(np.diag(A)), -g)
+            dx = np.linalg.lstsq(A + lam * np.diag(np.diag(A)), -g, rcond=None)[0]  # a zero column gives dx 0
             r_trial, J_trial = (np.asarray(a) for a in residual_and_jacobian(x + dx))
             if r_trial @ r_trial < history[-1]:
                 break
