@@ -180,7 +180,8 @@ class _ContactHandle(ForceHandle):
 class CompliantContactSubsystem(GeneralForceSubsystem):
     """Simbody's CompliantContactSubsystem: Hertz (circular, elliptical) with Hunt-Crossley dissipation,
     brick/half-space penalty, Simbody's material combination and friction (static, dynamic, viscous, with
-    ``set_transition_velocity``, default 0.01 m/s as Simbody) on every pair the ``tracker`` tracks.
+    ``set_transition_velocity``, default 0.01 m/s as Simbody) on every pair the ``tracker`` tracks; or, by
+    ``set_force_model``, OpenSim's smooth sphere/half-space law or Simbody's exponential spring on every pair.
 
     A force subsystem with one element (``self.force``, a ForceHandle: ``set_disabled(state)`` etc.)."""
 
