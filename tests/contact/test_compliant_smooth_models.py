@@ -3,6 +3,7 @@
 * smooth_hertz on sphere/half-space equals ``jb.SmoothSphereHalfSpaceForce`` (both surfaces of the element's
   material, so Simbody's combination gives OpenSim's k = E^(2/3) / 2) to 1e-14 at the golden states, and
   OpenSim 4.6's SmoothSphereHalfSpaceForce (contact_golden.json) to 1e-10;
+* smooth_hertz on capsule/half-space equals two SmoothSphereHalfSpaceForce spheres at the end centers (1e-14);
 * smooth_hertz on sphere/sphere (different materials) equals the law written out by hand here (numpy: depth,
   effective radius, Simbody's material combination, OpenSim's smoothing and friction);
 * exponential_spring on sphere/half-space equals ``jb.ExponentialSpringForce`` with its station at the sphere's
@@ -225,3 +226,23 @@ def test_pairs_a_model_cannot_act_on_raise_naming_them():
         compliant_ball((jb.ContactGeometry.Sphere(0.2), jb.Transform()), "exponential_spring")
     with pytest.raises(InvalidArgument, match="unknown parameters"):
         compliant_ball((jb.ContactGeometry.HalfSpace(), half_space_frame()), "smooth_hertz", {"stiffness": 1.0})
+
+
+def test_smooth_hertz_on_a_capsule_is_two_smooth_spheres():
+    """Capsule/half-space (two Contact points, the end spheres) under smooth_hertz equals SmoothSphereHalfSpaceForce
+    with two spheres at the capsule's end centers, at the golden states."""
+    half_length = 0.08
+    new, _ = compliant_ball((jb.ContactGeometry.HalfSpace(), half_space_frame()), "smooth_hertz", SMOOTH_PARAMETERS,
+                            ball_geometry=jb.ContactGeometry.Capsule(R, half_length))
+    system, matter, forces, ball = _ball_system()
+    force = jb.SmoothSphereHalfSpaceForce(forces, **SMOOTH)
+    for sign in (-1.0, 1.0):
+        force.add_contact(ball, np.asarray(CENTER) + sign * half_length * np.array([0.0, 0, 1]), R, matter.Ground(),
+                          half_space_frame())
+    old = system.realize_topology()
+    for case in GOLDEN["smooth"]:
+        q, u = golden_q_u(case)
+        (F_old, pe_old, _), (F_new, pe_new, _) = dynamics(old, q, u, jnp.zeros(0)), dynamics(new, q, u, jnp.zeros(0))
+        scale = float(jnp.max(jnp.abs(F_old)))
+        np.testing.assert_allclose(F_new, F_old, rtol=0, atol=1e-14 * scale, err_msg=case["name"])
+        np.testing.assert_allclose(pe_new, pe_old, rtol=1e-14, err_msg=case["name"])
