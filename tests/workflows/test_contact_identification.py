@@ -3,7 +3,8 @@
 CI run (``main(small=True)``: 0.2 s, 200 RK4 steps x 2 experiments in windows of 20 steps, start 35-40% off):
 the Jacobian of the residuals by ``jax.jacfwd`` through the contact rollouts equals central differences, and
 Levenberg-Marquardt brings all four material numbers (stiffness, dissipation, static and dynamic friction) to
-1e-6 (the task: 1%). ``--long``: the full run (0.6 s, 60 windows) to 1e-8.
+1e-6 (the task: 1%). ``--long``: the full run (0.6 s, 60 windows) to 1e-8, and with 1 um / 0.1 mm/s noise on the
+measured states to 1%.
 """
 
 from __future__ import annotations
@@ -46,3 +47,10 @@ def test_full_run_recovers_material(example):
     full = example.main(small=False, quiet=True)
     assert np.max(full["jacobian_error"]) < 1e-5
     np.testing.assert_array_less(np.abs(full["relative_error"]), 1e-8)
+
+
+@pytest.mark.long
+def test_noisy_states_still_give_one_percent(example):
+    """1 um / 0.1 mm/s Gaussian noise on every measured q / u entry (0.6 s of data)."""
+    noisy = example.main(small=False, quiet=True, noise=(1e-6, 1e-4))
+    np.testing.assert_array_less(np.abs(noisy["relative_error"]), 0.01)
