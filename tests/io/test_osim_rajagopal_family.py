@@ -27,6 +27,7 @@ import pytest
 import jaxbody as jb
 from helpers import assert_close
 from jaxbody._mobilizers.function_based import FunctionBasedTransform
+from simbody_function_based import simbody_hinge_dot
 from test_osim_models import MODELS, TOL, Case
 
 PATH = MODELS / "rajagopal_family.osim"
@@ -35,20 +36,6 @@ PATH = MODELS / "rajagopal_family.osim"
 @pytest.fixture(scope="module")
 def case():
     return Case(PATH, "rajagopal_family")
-
-
-def simbody_hinge_dot(self, q, u, params):
-    """Simbody 3.9's FunctionBased HDot (MobilizedBodyImpl.h, buildHdot), written here to show the difference:
-    the intermediate frames' angular velocities taken from the first mobilities' u, not the angles' rates."""
-    c = self.coordinates(q)
-    Fq, Fq_dot = jax.jvp(jax.jacfwd(self.coordinates), (q,), (u,))
-    _, W = self._rotations(c, q.dtype)
-    H_w = W @ Fq[:3]
-    n = u.shape[0]
-    w1 = H_w[:, 0] * u[0] if n > 1 else H_w @ u
-    w12 = H_w[:, :2] @ u[:2] if n > 2 else H_w @ u
-    W_dot = jnp.stack([jnp.zeros_like(w1), jnp.cross(w1, W[:, 1]), jnp.cross(w12, W[:, 2])], -1)
-    return jnp.concatenate([W_dot @ Fq[:3] + W @ Fq_dot[:3], self._translation_axes(q.dtype) @ Fq_dot[3:]])
 
 
 def test_loads_with_a_warning_naming_the_toes_and_the_inequality(case):
