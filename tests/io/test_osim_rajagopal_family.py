@@ -12,7 +12,8 @@ rotation angles. The two agree when rotation i is a function of coordinate i onl
 walker knee all three rotations are functions of the one coordinate, and Simbody's angular bias of the tibia
 is off by thetadot2 thetadot3 (W2 x W1): HDot is not the time derivative of H, and OpenSim's udot is not that
 of its own kinematics (C(q, u) off the Lagrangian route by up to 3.8e-3 on Rajagopal2016). jaxbody keeps the
-exact HDot (the model's own Lagrangian dynamics). The tests show both: jaxbody's velocity forces equal the
+exact HDot (the model's own Lagrangian dynamics) and load_osim warns, naming the joint
+(jaxbody.io.osim_joints). The tests show both: jaxbody's velocity forces equal the
 Lagrangian route's, and jaxbody with Simbody's formula in place of its own reproduces OpenSim's udot to 1e-10,
 so that formula is the whole difference.
 """
@@ -38,10 +39,12 @@ def case():
     return Case(PATH, "rajagopal_family")
 
 
-def test_loads_with_a_warning_naming_the_toes_and_the_inequality(case):
-    messages = [w for w in case.warnings if "inertia" in w]
-    assert len(messages) == 1, case.warnings
-    assert "Body 'toes_r'" in messages[0] and "Ixx + Iyy >= Izz (0.0001 + 0.0002 < 0.001)" in messages[0]
+def test_loads_with_warnings_naming_the_toes_and_the_knee(case):
+    """Two warnings: the toes' inertia (body and inequality) and the walker knee's velocity terms (the joint)."""
+    assert len(case.warnings) == 2, case.warnings
+    inertia, knee = sorted(case.warnings, key=lambda w: "inertia" not in w)
+    assert "Body 'toes_r'" in inertia and "Ixx + Iyy >= Izz (0.0001 + 0.0002 < 0.001)" in inertia
+    assert knee.startswith("CustomJoint 'walker_knee_r'") and "Simbody 3.9's FunctionBased HDot" in knee
     assert [n for n in case.imported.constraints if not n.endswith("/locked")] == ["patellofemoral_knee_angle_r_con"]
     assert case.imported.coordinate_info["mtp_angle_r"].locked
 
