@@ -94,3 +94,27 @@ def test_udot_is_opensims_with_simbodys_function_based_hdot(case, monkeypatch):
     monkeypatch.setattr(FunctionBasedTransform, "hinge_dot", simbody_hinge_dot)
     as_simbody = Case(PATH, "rajagopal_family")
     assert_close(as_simbody.in_opensim_order(g)["udot"], g["udot"], TOL, "udot with Simbody's HDot")
+
+
+def test_the_warning_rule_is_where_the_two_hdots_differ():
+    """jaxbody.io.osim_joints' rule (which coordinates drive which rotations) against the two formulas themselves
+    on random joints: 1-4 coordinates, each rotation driven by up to two of them (sin of a linear combination)."""
+    from jaxbody.io.osim_joints import _warn_coupled_rotation_rates
+
+    rng, outcomes = np.random.default_rng(0), set()
+    for _ in range(12):
+        n = int(rng.integers(1, 5))
+        indices = [tuple(rng.choice(n, size=int(rng.integers(0, min(n, 2) + 1)), replace=False).tolist()) for _ in range(3)]
+        indices += [(), (), ()]
+        functions = tuple((lambda w, c: lambda x: jnp.sin(x @ w + c))(jnp.asarray(rng.normal(size=len(i))), rng.normal())
+                          for i in indices)
+        axes = tuple(map(tuple, np.linalg.qr(rng.normal(size=(3, 3)))[0].tolist()))
+        joint = FunctionBasedTransform(functions, tuple(indices), axes, tuple(map(tuple, np.eye(3).tolist())))
+        q, u = jnp.asarray(rng.normal(size=n)), jnp.asarray(rng.normal(size=n))
+        differs = float(jnp.max(jnp.abs(joint.hinge_dot(q, u, None) - simbody_hinge_dot(joint, q, u, None)))) > 1e-12
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _warn_coupled_rotation_rates(indices, "CustomJoint 'j'")
+        assert bool(caught) == differs, (n, indices[:3])
+        outcomes.add(differs)
+    assert outcomes == {True, False}
