@@ -65,6 +65,7 @@ def test_positions_and_mass_matrix_match_opensim(case):
     assert_close(case.qerr(q_perturbed), g["qerr_perturbed"], TOL, "QErr off the manifold")
 
 
+@pytest.mark.long    # ~30 s: the mass matrix's derivatives compile slowly (tests/io/compare_rajagopal.py checks the same by hand)
 def test_velocity_forces_equal_the_lagrangian_route(case):
     """C(q, u) = Mdot u - d(u^T M u / 2)/dq (qdot = u for every coordinate) at OpenSim's first state."""
     model, state0 = case.model, case.model.default_state()
