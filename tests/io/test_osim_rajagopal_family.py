@@ -65,7 +65,7 @@ def test_positions_and_mass_matrix_match_opensim(case):
     assert_close(case.qerr(q_perturbed), g["qerr_perturbed"], TOL, "QErr off the manifold")
 
 
-@pytest.mark.long    # ~30 s: the mass matrix's derivatives compile slowly (tests/io/compare_rajagopal.py checks the same by hand)
+@pytest.mark.long    # ~30 s: M's derivatives compile slowly (tests/io/compare_rajagopal.py checks this by hand)
 def test_velocity_forces_equal_the_lagrangian_route(case):
     """C(q, u) = Mdot u - d(u^T M u / 2)/dq (qdot = u for every coordinate) at OpenSim's first state."""
     model, state0 = case.model, case.model.default_state()
@@ -105,10 +105,10 @@ def test_the_warning_rule_is_where_the_two_hdots_differ():
     rng, outcomes = np.random.default_rng(0), set()
     for _ in range(12):
         n = int(rng.integers(1, 5))
-        indices = [tuple(rng.choice(n, size=int(rng.integers(0, min(n, 2) + 1)), replace=False).tolist()) for _ in range(3)]
-        indices += [(), (), ()]
-        functions = tuple((lambda w, c: lambda x: jnp.sin(x @ w + c))(jnp.asarray(rng.normal(size=len(i))), rng.normal())
-                          for i in indices)
+        indices = [tuple(rng.choice(n, size=int(rng.integers(0, min(n, 2) + 1)), replace=False).tolist())
+                   for _ in range(3)] + [(), (), ()]
+        functions = tuple((lambda w, c: lambda x: jnp.sin(x @ w + c))(jnp.asarray(rng.normal(size=len(i))),
+                                                                       rng.normal()) for i in indices)
         axes = tuple(map(tuple, np.linalg.qr(rng.normal(size=(3, 3)))[0].tolist()))
         joint = FunctionBasedTransform(functions, tuple(indices), axes, tuple(map(tuple, np.eye(3).tolist())))
         q, u = jnp.asarray(rng.normal(size=n)), jnp.asarray(rng.normal(size=n))
