@@ -122,10 +122,15 @@ def solve_rows(model, state: State, abi: articulated.ArticulatedInertias):
 def constraint_operators(model, state: State, abi: articulated.ArticulatedInertias) -> ConstraintOperators:
     """The constraint operators at a State realized to Velocity. On the compiled kernels, ``M^-1 G^T`` and its
     rows' body accelerations and prescribed forces are one kernel call over the m rows (``solve_rows``), else the
-    JAX path's m articulated solves with ``abi``."""
-    compiled = backend.runs_compiled(model.topology, state.q.dtype)
+    JAX path's m articulated solves with ``abi``; with tendon armature either is corrected to
+    ``(M + J^T A J)^-1 G^T`` (jaxbody._dynamics.tendon_armature.corrected_solve_rows)."""
+    rows = None
+    if backend.runs_compiled(model.topology, state.q.dtype) or model.tendon_armatures:
+        rows = solve_rows(model, state, abi)
+    if model.tendon_armatures:
+        rows = tendon_armature.corrected_solve_rows(model, state.position, state.q, rows)
     return ConstraintOperators(model, state.t, state.q, state.u, state.position, state.velocity, abi,
-                               state.constraint_enabled, solve_rows(model, state, abi) if compiled else None)
+                               state.constraint_enabled, rows)
 
 
 def realize_acceleration(model, state: State) -> AccelerationCache:

@@ -20,7 +20,6 @@ from jaxbody._dynamics.motion import BoundMotion, Motion
 from jaxbody._dynamics.parameters import Parameters
 from jaxbody._dynamics.state import SystemSignature
 from jaxbody._topology.topology import Topology
-from jaxbody.errors import InvalidArgument
 
 
 def build_model(system):
@@ -85,14 +84,8 @@ def _build_forces(handles):
 
 
 def _build_tendon_armatures(matter) -> tuple:
-    """The matter's tendon armatures (jaxbody._api.tendon_armature); refused beside constraints, whose solve does
-    not include them yet (InvalidArgument naming the tendons)."""
-    builders = matter._tendon_armatures
-    if builders and matter._constraints:
-        raise InvalidArgument(
-            f"tendon armature of {[b.name for b in builders]}: a system with constraints cannot have tendon "
-            f"armature yet (the constrained solve does not include it); remove the constraints or the armature")
-    return tuple(b.build() for b in builders)
+    """The matter's tendon armatures (jaxbody._api.tendon_armature), built."""
+    return tuple(b.build() for b in matter._tendon_armatures)
 
 
 def _armature(bodies, nu):

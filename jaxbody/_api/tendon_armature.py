@@ -4,8 +4,8 @@ A tendon's armature is a rotor inertia a (>= 0) moving with the tendon's length 
 so M gains ``a J^T J`` (J = dL/du). ``Spatial`` takes the tendon as straight segments through body-fixed
 stations (an MJCF spatial tendon through sites), ``Fixed`` as ``L = sum_i c_i q_i`` (an MJCF fixed tendon).
 Validated on the host (InvalidArgument naming the tendon); the path's stations or coefficients and the armature
-are Model leaves (``model.tendon_armatures[k]``, k the index these builders return). A system with tendon
-armature and constraints is refused by ``realize_topology()``.
+are Model leaves (``model.tendon_armatures[k]``, k the index these builders return). Constraints see the
+armature: the constrained solve uses ``(M + J^T A J)^-1``.
 """
 
 from __future__ import annotations

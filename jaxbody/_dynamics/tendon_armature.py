@@ -22,8 +22,9 @@ known udots Simbody's [M_rr^-1 g_r; 0]). The push-through (Woodbury) identity gi
 
 and the corrected solution is ``tree0 - sum_k tau_k S(J_k)`` (all three fields, since the solve is affine in the
 mobility forces; no division by a_k, so a zero armature is allowed). Cost: nt tree solves at u = 0, nu
-forward passes of the speeds, nested forward passes of the paths' geometry, an nt x nt solve. Models with
-constraints are refused when they are built (jaxbody._api.build_model). Needs Velocity (b) or Position (J).
+forward passes of the speeds, nested forward passes of the paths' geometry, an nt x nt solve. With constraints,
+the constrained solve's ``M^-1 G^T`` rows go through the same correction (``corrected_solve_rows``), so the
+multipliers see ``M + J^T A J`` as MuJoCo's do. Needs Velocity (b) or Position (J).
 """
 
 from __future__ import annotations
@@ -101,6 +102,25 @@ def correct_tree_accelerations(model, pos, vel, q, u, tree: TreeAccelerations, s
     K = jnp.eye(J.shape[0], dtype=J.dtype) + a[:, None] * (J @ rows.udot.T)
     tau = jnp.linalg.solve(K, a * (J @ tree.udot + b))
     return TreeAccelerations(*(x - jnp.tensordot(tau, r, axes=1) for x, r in zip(tree, rows)))
+
+
+def corrected_solve_rows(model, pos, q, solve_rows):
+    """``solve_rows`` (G (k, nu) -> the tree's TreeAccelerations at u = 0 of each row as mobility force, leading
+    axis k) for ``M + J^T A J``: each row's solution corrected as in correct_tree_accelerations with b = 0 (at
+    u = 0 the tendons' length accelerations are ``J udot``). The constrained solve's ``M^-1 G^T`` goes through
+    it (jaxbody._realize.constraint_operators). Cost: nt tree solves and an nt x nt factorization once, then
+    per call the k tree solves and O(k nt nu)."""
+    J = calc_tendon_jacobian(model, pos, q)
+    a = armatures(model).astype(J.dtype)
+    tendon_rows = solve_rows(J)
+    K = jnp.eye(J.shape[0], dtype=J.dtype) + a[:, None] * (J @ tendon_rows.udot.T)
+
+    def solve(G):
+        rows = solve_rows(G)
+        tau = jnp.linalg.solve(K, a[:, None] * (J @ rows.udot.T))    # (nt, k)
+        return TreeAccelerations(*(x - jnp.tensordot(tau.T, r, axes=1) for x, r in zip(rows, tendon_rows)))
+
+    return solve
 
 
 def mass_matrix_term(model, pos, q) -> jnp.ndarray:

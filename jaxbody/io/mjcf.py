@@ -31,7 +31,7 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities); a tendon's ``armature`` becomes a ``jb.TendonArmature`` (J^T a J in M,
-  jaxbody.io.mjcf_tendons), warned and left out beside equality constraints.
+  jaxbody.io.mjcf_tendons; equality constraints see it as MuJoCo's do).
 * Contact (on by default, as in MuJoCo; jaxbody.io.mjcf_contact): the geoms of MuJoCo's contact pairs become
   compliant ContactSurfaces with MuJoCo's pair rules and a solref/solimp -> Hunt-Crossley material rule; none
   when the file disables the ``contact`` (or ``constraint``) flag or ``contact=False`` is passed.
@@ -183,10 +183,8 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     if "equality" in disabled:  # MuJoCo ignores them; kept, disabled by default, for the user to enable
         for c in constraints.values():
             c.set_disabled_by_default(True)
-    _, unmodelled = add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, bool(constraints))
-    warn_unmodelled("MJCF", "tendon armature of tendons that wrap geoms or use pulleys, or beside equality "
-                    "constraints (jaxbody's constrained solve does not include tendon armature)", unmodelled,
-                    stacklevel=2)
+    _, unmodelled = add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods)
+    warn_unmodelled("MJCF", "tendon armature of tendons that wrap geoms or use pulleys", unmodelled, stacklevel=2)
     gravity = np.zeros(3) if "gravity" in disabled else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright

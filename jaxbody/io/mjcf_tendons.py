@@ -15,8 +15,8 @@ left out.
 Tendon armature (``armature``, plus what MuJoCo's ``mj_actuatorArmature`` adds from actuators on the tendon:
 ``actuator_armature gear^2``): a ``jb.TendonArmature.Fixed`` or ``.Spatial`` on the same length function
 (jaxbody._dynamics.tendon_armature: M gains ``a J^T J`` and the bias ``a J^T Jdot u``, as MuJoCo's qM and
-qfrc_bias). Refused by jaxbody beside constraints: a file with equality constraints gets a warning naming the
-tendons and no armature.
+qfrc_bias). Equality constraints see it: jaxbody's constrained solve uses ``(M + J^T A J)^-1``, as MuJoCo's
+constraint solver uses its qM.
 
 Tendon limits (``limited``, ``range`` [L_lo, L_hi]): MuJoCo enforces them as a one-sided constraint (solver
 impulse, solref/solimp softness). jaxbody uses the compliant stand-in that it uses for joint limits
@@ -175,11 +175,10 @@ def _site_station(m, s) -> np.ndarray:
     return np.asarray(m.site_pos[s], dtype=float)
 
 
-def add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, has_constraints: bool):
+def add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods):
     """A ``jb.TendonArmature`` (module doc) for every tendon of ``m`` with armature that has a length function here.
     Returns ``(added, unmodelled)``: tendon name -> its index in ``model.tendon_armatures``, and the names of the
-    tendons with armature left out (for the caller to warn): all of them when ``has_constraints``, else those that
-    wrap geoms or use pulleys."""
+    tendons with armature left out (for the caller to warn): those that wrap geoms or use pulleys."""
     names, added, unmodelled = tendon_names(mujoco, m), {}, []
     for t in range(m.ntendon):
         a = float(m.tendon_armature[t]) + actuator_armature(m, t)
@@ -188,7 +187,7 @@ def add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, has
         wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
         types = {int(m.wrap_type[w]) for w in wraps}
         has_path = types == {_WRAP_JOINT} or (types == {_WRAP_SITE} and len(wraps) >= 2)
-        if has_constraints or not has_path:
+        if not has_path:
             unmodelled.append(names[t])
         elif types == {_WRAP_JOINT}:
             cs = [coordinates[joint_names[m.wrap_objid[w]]] for w in wraps]

@@ -24,9 +24,10 @@ CustomJoint         FunctionBased                position of the coordinate amon
 
 OpenSim runs Simbody in Euler-angle mode (Model.cpp: ``setUseEulerAngles(true)``), so the importer does too.
 A CustomJoint's six TransformAxis give the FunctionBased functions and axes; a missing function is OpenSim's
-default (LinearFunction(1, 0) of its one coordinate, else Constant(0)). One known difference from OpenSim: a
-rotation that is a nonzero constant before a coordinate-driven rotation (a warning says so; see
-``_warn_constant_rotations``).
+default (LinearFunction(1, 0) of its one coordinate, else Constant(0)). Two known differences from OpenSim, each
+warned: a rotation that is a nonzero constant before a coordinate-driven rotation (``_warn_constant_rotations``),
+and rotations coupled to the coordinates so that Simbody's HDot is not the derivative of its H, as on
+Rajagopal's walker knee (``_warn_coupled_rotation_rates``).
 """
 
 from __future__ import annotations
@@ -133,6 +134,24 @@ def _warn_constant_rotations(functions, indices, owner):
             )
 
 
+def _warn_coupled_rotation_rates(indices, owner):
+    """Warn where OpenSim's velocity terms are not the derivatives of its kinematics: Simbody 3.9's FunctionBased
+    HDot (MobilizedBodyImpl.h, buildHdot) takes the rates of the first one and two rotation frames from the first
+    one and two mobilities' u (all of them for a one-coordinate joint), where the exact HDot (jaxbody's) uses
+    the rates of the rotation angles. With D_i the coordinates rotation i depends on, the two differ when
+    rotation2 is driven and (D_0 holds a coordinate other than the first, or D_2 holds the first), or when
+    rotation3 is driven and D_0 or D_1 holds a coordinate past the second (tests/io/simbody_function_based.py
+    writes Simbody's formula out; tests/io/test_osim_rajagopal_family.py shows it is the whole difference)."""
+    d0, d1, d2 = (set(i) for i in indices[:3])
+    if (d1 and (d0 - {0} or 0 in d2)) or (d2 and (d0 | d1) - {0, 1}):
+        warnings.warn(
+            f"{owner}: its rotations are driven by coordinates in a way Simbody 3.9's FunctionBased HDot does "
+            f"not differentiate exactly (rotation1..3 depend on coordinates {[sorted(d) for d in (d0, d1, d2)]}); "
+            "OpenSim's velocity-dependent forces are not those of its own kinematics, jaxbody's are exact, so udot "
+            "at nonzero speeds differs from OpenSim's (Rajagopal2016's walker knee: 3.7e-3)", stacklevel=4,
+        )
+
+
 def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
     """A FunctionBased mobilized body from a CustomJoint's SpatialTransform."""
     axes, functions, indices = [], [], []
@@ -142,6 +161,7 @@ def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
         indices.append([order.index(c) for c in coords])
         axes.append(numbers(doc, axis, "axis", f"{owner} {axis.get('name')}", 3, default=[1, 0, 0]))
     _warn_constant_rotations(functions, indices, owner)
+    _warn_coupled_rotation_rates(indices, owner)
     return MobilizedBody.FunctionBased(
         parent, X_PF, body, X_BM, len(order), functions, indices,
         rotation_axes=axes[:3], translation_axes=axes[3:], name=joint.get("name"),

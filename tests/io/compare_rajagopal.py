@@ -14,9 +14,18 @@ within the coordinate ranges, with gravity off and every coordinate unlocked:
 
 Measured 2026-11-28 on Rajagopal2016.osim (opensim-models, 4.5 format): M equal to 1.1e-14; jaxbody's C equal to
 the Lagrangian route to 1e-14; OpenSim's C differs from it by up to 3.8e-3 (C up to 15.7), largest on the pelvis,
-hips and knees. Suspected, not isolated: the walker knee's rotations are splines of the knee angle, and Simbody's
-velocity terms for such coupled rotations are not the exact derivative of its kinematics (the gait models, whose
-knee rotates about one fixed axis, agree with OpenSim's udot to 1e-10 in tests/io/test_osim_models.py).
+hips and knees. The cause (isolated by the third line this script prints): Simbody 3.9's FunctionBased HDot
+(MobilizedBodyImpl.h, buildHdot) takes the angular velocities of the first one and two rotation frames from the
+first one and two mobilities' u (for the one-coordinate walker knee: the whole joint's angular velocity), not
+from the rotation angles' rates, so OpenSim's HDot is not the time derivative of its H wherever rotations are
+coupled to the coordinates; the knee's tibia gets an angular bias off by thetadot2 thetadot3 (W2 x W1).
+OpenSim's function derivatives are not the cause: SimmSpline's calcDerivative orders 1 and 2 agree with central
+differences of calcValue and of order 1 to 5e-12 on the knee's splines. With Simbody's formula swapped in
+(tests/io/simbody_function_based.py) jaxbody's C equals OpenSim's to 5e-15, and udot (5 random assembled states,
+tests/io/generate_osim_golden.py's step 2, all forces off) to 1.4e-11 against 3.7e-3 with jaxbody's exact HDot.
+This is not documented OpenSim behaviour, so jaxbody keeps the exact HDot and load_osim warns, naming each such
+CustomJoint (jaxbody.io.osim_joints); tests/io/test_osim_rajagopal_family.py checks all of this on a hand-written
+Rajagopal-family file.
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 import jaxbody as jb  # noqa: E402
+from jaxbody._mobilizers.function_based import FunctionBasedTransform  # noqa: E402
+from simbody_function_based import simbody_hinge_dot  # noqa: E402
 
 
 def without_forces(path: str) -> str:
@@ -117,6 +128,9 @@ def main(path):
           f"(max |C| {np.max(np.abs(np.asarray(c_lagrange))):.3g})")
     worst = np.argsort(-np.abs(c_os - np.asarray(c_lagrange)))[:6]
     print("largest OpenSim differences:", [(names[int(i)], float(c_os[i] - c_lagrange[i])) for i in worst])
+    FunctionBasedTransform.hinge_dot = simbody_hinge_dot   # this process only: Simbody's formula in jaxbody
+    _, _, _, _, c_simbody, _ = jaxbody_terms(stripped)
+    print(f"C with Simbody's FunctionBased HDot: max |jaxbody - OpenSim| {np.max(np.abs(np.asarray(c_simbody) - c_os)):.2e}")
 
 
 if __name__ == "__main__":

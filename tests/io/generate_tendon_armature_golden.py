@@ -10,6 +10,15 @@ in [-1.2, 1.2] around qpos0; velocities normal): qpos, qvel, MuJoCo's mass matri
 ``mj_tendonArmature``), qfrc_bias (with ``mj_tendonBias``) and qacc of mj_forward (constraints disabled; no
 passive forces or controls in these files), and the same without tendon armature (``M_plain``, ``qacc_plain``:
 tendon_armature and actuator_armature set to 0) to show the armature matters.
+
+Beside an equality constraint: tests/models/tendon_armature_equality.xml (spatial and fixed tendons with armature,
+a linear joint equality). MuJoCo's equality rows are soft (solref/solimp) and ask ``efc_J qacc = aref`` (no
+Jdot qvel term, which is zero for a linear joint coupling), so the reference is their stiff limit, the ideal
+constraint's qacc from MuJoCo's own numbers: at 6 states assembled by MuJoCo's rows (qvel projected onto their
+null space; tests/io/generate_mjcf_equality_golden.py's assembly), with M = mj_fullM (tendon armature in),
+qacc_smooth (MuJoCo's unconstrained qacc, the armature's bias in) and efc_J,
+``qacc = qacc_smooth - M^-1 J^T (J M^-1 J^T)^-1 J qacc_smooth``; the same without tendon armature (qacc_plain),
+and MuJoCo's own qacc with the default solimp (qacc_soft) and with solimp 0.9999 (checked here to approach qacc).
 """
 
 from __future__ import annotations
@@ -72,7 +81,52 @@ def golden(file):
     return {k: np.array(v) for k, v in out.items()}
 
 
+def equality_golden(file="tendon_armature_equality.xml", n_states=6):
+    import generate_mjcf_equality_golden as eq
+
+    def load(armature, stiff=False):
+        m = mujoco.MjModel.from_xml_path(os.path.join(MODELS, file))
+        m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
+        if not armature:
+            m.tendon_armature[:] = 0
+        if stiff:
+            m.eq_solimp[:, :2] = 0.9999
+        return m, mujoco.MjData(m)
+
+    (m, d), (plain, d_plain), (stiff, d_stiff) = load(True), load(False), load(True, stiff=True)
+    assert m.neq == 1 and m.eq_type[0] == mujoco.mjtEq.mjEQ_JOINT and not np.any(m.eq_data[0][2:5])  # linear
+    rng = np.random.default_rng(43)
+    out = {k: [] for k in ("qpos", "qvel", "qacc", "qacc_plain", "qacc_soft", "qacc_stiff")}
+
+    def ideal(m, d, qpos, qvel):
+        _, J, _ = eq.rows(m, d, qpos, qvel)     # mj_forward at (qpos, qvel)
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        a0 = d.qacc_smooth.copy()
+        MinvJt = np.linalg.solve(M, J.T)
+        return a0 - MinvJt @ np.linalg.solve(J @ MinvJt, J @ a0), d.qacc.copy()
+
+    for _ in range(n_states):
+        qpos = eq.assemble(m, d, eq.random_qpos(m, rng, 1.0))
+        _, J, _ = eq.rows(m, d, qpos)
+        qvel = rng.normal(size=m.nv)
+        qvel -= np.linalg.pinv(J) @ (J @ qvel)
+        qacc, qacc_soft = ideal(m, d, qpos, qvel)
+        qacc_plain, _ = ideal(plain, d_plain, qpos, qvel)
+        _, qacc_stiff = ideal(stiff, d_stiff, qpos, qvel)
+        assert np.max(np.abs(qacc_stiff - qacc)) < 1e-3 * np.max(np.abs(qacc)), "MuJoCo's stiff limit is qacc"
+        for k, v in (("qpos", qpos), ("qvel", qvel), ("qacc", qacc), ("qacc_plain", qacc_plain),
+                     ("qacc_soft", qacc_soft), ("qacc_stiff", qacc_stiff)):
+            out[k].append(np.array(v))
+    return {k: np.array(v) for k, v in out.items()}
+
+
 if __name__ == "__main__":
+    g = equality_golden()
+    print("equality: max |qacc - qacc_plain|", np.abs(g["qacc"] - g["qacc_plain"]).max(),
+          "max |qacc - MuJoCo's soft qacc|", np.abs(g["qacc"] - g["qacc_soft"]).max(),
+          "(solimp 0.9999:", np.abs(g["qacc"] - g["qacc_stiff"]).max(), ")")
+    np.savez(os.path.join(HERE, "golden", "mujoco_tendon_armature_equality.npz"), **g)
     for stem, file in FILES.items():
         g = golden(file)
         print(stem, "max |M - M_plain|", np.abs(g["M"] - g["M_plain"]).max(),

@@ -8,7 +8,9 @@ a ball chain and the world, armature from an actuator). At 13 states per model, 
 calc_m against MuJoCo's M (mj_fullM) and its realized udot against qacc (mj_forward), in MuJoCo's coordinates,
 on the JAX path and on the compiled kernels (which agree with each other); the mass-matrix operators against each
 other (M^-1 by Woodbury, M products, kinetic energy, inverse dynamics); gradients against central differences;
-refusals.
+refusals. Beside an equality constraint (tests/models/tendon_armature_equality.xml, golden
+mujoco_tendon_armature_equality.npz): the constrained udot against the ideal constraint's qacc from MuJoCo's M,
+qacc_smooth and efc_J, on both paths, and its gradient.
 """
 
 import functools
@@ -166,11 +168,67 @@ def test_refusals_name_the_tendon():
         jb.TendonArmature.Fixed(matter, "coupler", 1.0, [(a, 1, 1.0)])
     jb.TendonArmature.Spatial(matter, "cable", 1.0, [(matter.Ground(), [0, 0.1, 0]), (b, [0.1, 0, 0])])
     jb.Constraint.CoordinateCoupler(matter, lambda x, p: x[0] - x[1], [a, b], [0, 0])
-    with pytest.raises(jb.errors.InvalidArgument, match="'cable'.*constraints"):
-        system.realize_topology()
-    xml = open(os.path.join(MODELS, FILES["mjx_armature"])).read().replace(
-        "</tendon>", '</tendon><equality><joint joint1="j0" joint2="j1"/></equality>').replace(
-        '<joint type="slide"', '<joint name="j0" type="slide"').replace('<joint type="hinge"', '<joint name="j1" type="hinge"')
-    with pytest.warns(UserWarning, match=r"tendon armature.*equality.*\['tendon0', 'tendon1'\]"):
-        imported = jb.io.load_mjcf(xml)
-    assert imported.system.realize_topology().tendon_armatures == ()
+    assert len(system.realize_topology().tendon_armatures) == 1   # beside constraints: built, not refused
+
+
+EQUALITY_FILE = "tendon_armature_equality.xml"
+
+
+@functools.cache
+def with_equality(backend_name):
+    """(golden, T, udot per state, calc_m per state) of tests/models/tendon_armature_equality.xml on one backend."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # tendon armature beside an equality constraint is modelled: no warning
+        imported = jb.io.load_mjcf(os.path.join(MODELS, EQUALITY_FILE))
+    model = imported.system.realize_topology()
+    assert len(model.tendon_armatures) == 3 and model.constraints.m == 1
+    g = dict(np.load(os.path.join(HERE, "golden", "mujoco_tendon_armature_equality.npz")))
+    q, u, T = coordinate_map(imported, model, g["qpos"], g["qvel"])
+    with jb.use_backend(backend_name):
+        @jax.jit
+        @jax.vmap
+        def evaluate(q, u):
+            s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Acceleration)
+            return s.acceleration.udot, s.acceleration.acceleration_errors
+
+        udot, aerr = evaluate(q, u)
+    return g, T, np.asarray(udot), np.asarray(aerr), model, q, u
+
+
+def test_equality_constraint_sees_the_armature():
+    """The constrained solve uses (M + J^T A J)^-1: udot equals the ideal constraint's qacc from MuJoCo's own M
+    (tendon armature in), qacc_smooth and efc_J (MuJoCo's stiff limit) to 1e-10; without the armature in the
+    constrained solve the answer would be qacc_plain's neighbourhood, not this."""
+    g, T, udot, aerr, _, _, _ = with_equality("jax")
+    assert np.max(np.abs(g["qacc"] - g["qacc_plain"])) > 1
+    assert_close(np.einsum("kij,kj->ki", T, udot), g["qacc"], 1e-10, "udot vs MuJoCo's ideal constrained qacc")
+    assert_close(aerr, np.zeros_like(aerr), 1e-10, "acceleration errors")
+
+
+def test_equality_constraint_compiled_path_agrees_with_jax_path():
+    if not compiled_available():
+        pytest.skip("the compiled kernels are not available here")
+    _, _, udot, _, _, _, _ = with_equality("jax")
+    _, _, udot_c, _, _, _, _ = with_equality("compiled")
+    assert_close(udot_c, udot, 1e-12, "compiled vs JAX constrained udot")
+
+
+def test_equality_constraint_gradient_matches_central_differences():
+    """d udot / d(armature leaf) through the constrained solve, by jax.jacfwd and jax.grad, vs central differences."""
+    _, _, _, _, model, q, u = with_equality("jax")
+    q, u = q[2], u[2]
+
+    def with_armature(a):
+        return eqx.tree_at(lambda m: m.tendon_armatures[1].armature, model, a)
+
+    @jax.jit
+    def udot(model):
+        return model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Acceleration).acceleration.udot
+
+    a0 = model.tendon_armatures[1].armature
+    da = np.asarray(jax.jacfwd(lambda a: udot(with_armature(a)))(a0))
+    fd = (np.asarray(udot(with_armature(a0 + 1e-3))) - np.asarray(udot(with_armature(a0 - 1e-3)))) / 2e-3
+    assert np.max(np.abs(da)) > 1e-4
+    assert_close(da, fd, 1e-6 * np.max(np.abs(da)), "d udot / d armature vs central differences")
+    grad = jax.grad(lambda a: jnp.sum(udot(with_armature(a)) ** 2))(a0)
+    assert abs(float(grad) - 2 * float(np.asarray(udot(model)) @ da)) < 1e-8 * max(1, abs(float(grad)))
