@@ -1,9 +1,11 @@
 """load_urdf(collision=True) (jaxbody.io.urdf_collision): <collision> primitives and meshes as contact surfaces at
 Pinocchio's placements, mesh files found and hulled, missing ones named, bad input, and a floating robot
-resting on a floor the user adds (weight carried, under jit)."""
+resting on a floor the user adds (weight carried, under jit); the Panda's own collision set from its shipped meshes."""
 
 from __future__ import annotations
 
+import pathlib
+import re
 import warnings
 
 import jax
@@ -97,3 +99,34 @@ def test_floating_ball_rests_on_a_user_floor_under_jit():
     report = imp.contact.subsystem.get_contact_forces(s, model)
     assert float(report.force_G[:, 2].sum()) == pytest.approx(9.81, rel=0.05)  # carries its weight
     assert 0.09 < float(final.q[6]) < 0.1 and abs(float(final.u[5])) < 0.05
+
+
+MODELS = pathlib.Path(__file__).resolve().parents[1] / "models"
+
+
+def test_panda_collision_set_from_its_shipped_meshes():
+    """The Panda's own collision set (tests/models/panda.urdf with its convex .stl meshes under tests/models/meshes):
+    every link's <collision> becomes a surface, none is left out, each mesh's hull is trimesh's hull of the file
+    (the same vertex set), and the boxes keep their sizes. Fingers welded, so they join panda_link7."""
+    text = (MODELS / "panda.urdf").read_text()
+    text = re.sub(r'(<joint name="panda_finger_joint\d" type=")prismatic', r"\1fixed", text)
+    text = text.replace('<mimic joint="panda_finger_joint1"/>', "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        imp = load_urdf(text, collision=True, package_dirs=[str(MODELS / "meshes")])
+    surfaces = imp.contact.surfaces
+    assert imp.contact.left_out == []
+    meshes = [f"panda_link{i}" for i in range(8)] + ["panda_hand"]
+    assert sorted(surfaces) == sorted(meshes + ["panda_leftfinger", "panda_rightfinger"])
+    for link in meshes:
+        assert [s.geometry.kind for s in surfaces[link]] == ["ConvexMesh"], link
+        name = "hand" if link == "panda_hand" else link.replace("panda_", "")
+        stl = MODELS / "meshes/example-robot-data/robots/panda_description/meshes/collision" / f"{name}.stl"
+        expected = np.unique(np.round(trimesh.load(stl).convex_hull.vertices, 12), axis=0)
+        got = np.unique(np.round(np.asarray(surfaces[link][0].geometry.fields["vertices"]), 12), axis=0)
+        np.testing.assert_allclose(got, expected, atol=1e-12, err_msg=link)
+    for finger in ("panda_leftfinger", "panda_rightfinger"):
+        boxes = surfaces[finger]
+        assert [s.geometry.kind for s in boxes] == ["Brick"] * 4
+        np.testing.assert_allclose(boxes[0].geometry.fields["half_lengths"], [0.011, 0.0075, 0.01], atol=1e-15)
+    assert len(imp.bodies["panda_link7"].body.contact_surfaces) == 1 + 1 + 8  # link7, hand, 8 finger boxes fused
