@@ -232,16 +232,19 @@ class MobilizedBody(
 
     @classmethod
     def FunctionBased(cls, parent, X_PF, body, X_BM, n_mobilities, functions, coordinate_indices, *,
-                      rotation_axes=None, translation_axes=None, name=None, direction=None):
+                      rotation_axes=None, translation_axes=None, name=None, direction=None, hdot="exact"):
         """Six scalar functions of the q give X_FM (Simbody's MobilizedBody::FunctionBased); qdot = u.
 
         ``functions`` = (theta1, theta2, theta3, x1, x2, x3), each ``f(x (m,)) -> scalar`` of the q's listed in
         the matching entry of ``coordinate_indices``; ``R_FM = Rot(a1, theta1) Rot(a2, theta2) Rot(a3, theta3)``,
         ``p_FM = x1 b1 + x2 b2 + x3 b3`` with ``rotation_axes`` a_i and ``translation_axes`` b_i (3x3, rows;
-        normalized; default identity; no two parallel).
+        normalized; default identity; no two parallel). ``hdot``: "exact" (default), the time derivative of H, or
+        "simbody", Simbody 3.9's formula, which differs where rotation 1 depends on other q than q0 or rotation 2
+        on other q than (q0, q1) (jaxbody._mobilizers.function_based).
         """
         label = name or "FunctionBased"
-        mobilizer = mob.function_based(n_mobilities, functions, coordinate_indices, rotation_axes, translation_axes, label)
+        mobilizer = mob.function_based(n_mobilities, functions, coordinate_indices, rotation_axes, translation_axes, label,
+                                       hdot)
         mob.validate_custom(mobilizer, np.zeros(0), label)
         return cls._factory(mobilizer, parent, X_PF, body, X_BM, name=name, direction=direction)
 

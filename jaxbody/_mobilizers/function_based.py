@@ -16,9 +16,13 @@ scalar functions) and W = [a1, R1 a2, R12 a3] the rotation axes in F
 
 with FqDot = d/dt Fq along qdot = u and WDot = [0, w1 x W1, w12 x W2], where
 w1 = thetadot1 W0 and w12 = w1 + thetadot2 W1 are the angular velocities of the
-intermediate frames. This HDot is exact. Simbody instead uses w1 = (H col 0) u0
-and w12 = H[:, 0:2] (u0, u1), i.e. it assumes theta1 depends only on q0 and
-theta2 only on (q0, q1); the two agree whenever that holds.
+intermediate frames. This HDot is exact (``hdot="exact"``, the default). Simbody 3.9
+(MobilizedBodyImpl.h, buildHdot) instead uses w1 = (H col 0) u0 and w12 = H[:, 0:2] (u0, u1)
+(all of H u when the mobilizer has one, or at most two, mobilities), i.e. it assumes theta1
+depends only on q0 and theta2 only on (q0, q1); the two agree whenever that holds. Where it does
+not (OpenSim's CustomJoints whose rotations are all driven by one coordinate, e.g. Rajagopal's
+walker knee), Simbody's HDot is not the derivative of its H; ``hdot="simbody"`` reproduces it,
+so that OpenSim's velocity-dependent forces and udot are matched.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from jaxbody.errors import InvalidArgument
 
 #: Minimum |a_i x a_j| of two normalized axes (Simbody's tolerance).
 PARALLEL_TOL = 1e-5
+#: ``hdot`` choices: the exact time derivative of H, or Simbody 3.9's formula (module docstring).
+HDOT_FORMULAS = ("exact", "simbody")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,13 +50,14 @@ class FunctionBasedTransform:
 
     functions: (theta1, theta2, theta3, x1, x2, x3), each ``f(x (m,)) -> scalar`` of the m q's selected by
     the matching entry of coordinate_indices (angles in rad, translations in length units);
-    rotation_axes, translation_axes: three unit axes each, in F.
+    rotation_axes, translation_axes: three unit axes each, in F. hdot: "exact" or "simbody" (module docstring).
     """
 
     functions: tuple[Callable, ...]
     coordinate_indices: tuple[tuple[int, ...], ...]
     rotation_axes: tuple[tuple[float, float, float], ...]
     translation_axes: tuple[tuple[float, float, float], ...]
+    hdot: str = "exact"
 
     def coordinates(self, q):
         """(theta1, theta2, theta3, x1, x2, x3) at q, shape (6,)."""
@@ -84,13 +91,19 @@ class FunctionBasedTransform:
         return jnp.concatenate([W @ Fq[:3], self._translation_axes(q.dtype) @ Fq[3:]])
 
     def hinge_dot(self, q, u, params):
-        """HDot_FM (6, n), the exact time derivative of H_FM in F along qdot = u."""
+        """HDot_FM (6, n) in F along qdot = u: the exact time derivative of H_FM, or Simbody's formula with
+        ``hdot="simbody"`` (module docstring)."""
         c = self.coordinates(q)
         Fq, Fq_dot = jax.jvp(jax.jacfwd(self.coordinates), (q,), (u,))
         _, W = self._rotations(c, q.dtype)
-        theta_dot = Fq[:3] @ u
-        w1 = theta_dot[0] * W[:, 0]
-        w12 = w1 + theta_dot[1] * W[:, 1]
+        if self.hdot == "simbody":  # the intermediate frames' rates from the first one and two mobilities' u
+            H_w, n = W @ Fq[:3], u.shape[0]
+            w1 = H_w[:, 0] * u[0] if n > 1 else H_w @ u
+            w12 = H_w[:, :2] @ u[:2] if n > 2 else H_w @ u
+        else:
+            theta_dot = Fq[:3] @ u
+            w1 = theta_dot[0] * W[:, 0]
+            w12 = w1 + theta_dot[1] * W[:, 1]
         W_dot = jnp.stack([jnp.zeros_like(w1), jnp.cross(w1, W[:, 1]), jnp.cross(w12, W[:, 2])], -1)
         ang = W_dot @ Fq[:3] + W @ Fq_dot[:3]
         return jnp.concatenate([ang, self._translation_axes(q.dtype) @ Fq_dot[3:]])
@@ -125,8 +138,11 @@ def _unit_axes(axes, what, name):
     return a
 
 
-def function_based(n_mobilities, functions, coordinate_indices, rotation_axes, translation_axes, name) -> FunctionBased:
+def function_based(n_mobilities, functions, coordinate_indices, rotation_axes, translation_axes, name,
+                   hdot: str = "exact") -> FunctionBased:
     """Validate Simbody's FunctionBased arguments and build the mobilizer. Raises InvalidArgument."""
+    if hdot not in HDOT_FORMULAS:
+        raise InvalidArgument(f"{name}: hdot must be one of {HDOT_FORMULAS}, got {hdot!r}")
     if not (isinstance(n_mobilities, (int, np.integer)) and 1 <= n_mobilities <= 6):
         raise InvalidArgument(f"{name}: n_mobilities must be an integer in 1..6, got {n_mobilities!r}")
     n = int(n_mobilities)
@@ -144,6 +160,7 @@ def function_based(n_mobilities, functions, coordinate_indices, rotation_axes, t
         indices,
         tuple(map(tuple, _unit_axes(rotation_axes, "rotation_axes", name).tolist())),
         tuple(map(tuple, _unit_axes(translation_axes, "translation_axes", name).tolist())),
+        hdot,
     )
     q0 = jnp.zeros(n)
     for k, (f, idx) in enumerate(zip(functions, indices)):

@@ -39,6 +39,7 @@ from jaxbody._api.system import (
     SimbodyMatterSubsystem,
 )
 from jaxbody._math.inertia import Inertia, MassProperties, only_triangle_fails
+from jaxbody._mobilizers.function_based import HDOT_FORMULAS
 from jaxbody.errors import InvalidArgument, InvalidInertia
 from jaxbody.io._frames import up_direction_against
 from jaxbody.io.osim_constraints import add_constraint
@@ -229,11 +230,16 @@ def _visuals(doc: OsimDocument, frames: FrameRegistry, element, path: str) -> li
     return out
 
 
-def load_osim(path, strict_inertia: bool = False) -> ImportedOsim:
+def load_osim(path, strict_inertia: bool = False, custom_joint_hdot: str = "exact") -> ImportedOsim:
     """Import an OpenSim model (a file path, or the XML text itself; 4.x, or 2.x/3.x upgraded); see the module
     docstring. A body inertia that violates the triangle inequality (OpenSim accepts it: the Rajagopal models'
     toes) loads as written with a warning naming the body and the inequality; ``strict_inertia=True`` refuses it
-    (InvalidArgument naming the body and line)."""
+    (InvalidArgument naming the body and line). ``custom_joint_hdot``: "exact" (default) gives CustomJoints the
+    exact velocity terms, and warns, naming the joint, where OpenSim's differ (rotations coupled to the
+    coordinates, e.g. Rajagopal's walker knee); "simbody" uses Simbody 3.9's FunctionBased HDot formula, so that
+    udot equals OpenSim's there too (jaxbody._mobilizers.function_based)."""
+    if custom_joint_hdot not in HDOT_FORMULAS:
+        raise InvalidArgument(f"load_osim: custom_joint_hdot must be one of {HDOT_FORMULAS}, got {custom_joint_hdot!r}")
     doc = read_document(path)
     if doc.version < 40000:
         upgrade(doc)
@@ -260,7 +266,7 @@ def load_osim(path, strict_inertia: bool = False) -> ImportedOsim:
     while pending:  # joints in file order, each once its parent body is in the tree
         left = []
         for joint in pending:
-            result = add_joint(doc, frames, joint, mobods, rigid)
+            result = add_joint(doc, frames, joint, mobods, rigid, custom_joint_hdot)
             if result is None:
                 left.append(joint)
                 continue

@@ -140,20 +140,23 @@ def _warn_coupled_rotation_rates(indices, owner):
     one and two mobilities' u (all of them for a one-coordinate joint), where the exact HDot (jaxbody's) uses
     the rates of the rotation angles. With D_i the coordinates rotation i depends on, the two differ when
     rotation2 is driven and (D_0 holds a coordinate other than the first, or D_2 holds the first), or when
-    rotation3 is driven and D_0 or D_1 holds a coordinate past the second (tests/io/simbody_function_based.py
-    writes Simbody's formula out; tests/io/test_osim_rajagopal_family.py shows it is the whole difference)."""
+    rotation3 is driven and D_0 or D_1 holds a coordinate past the second (``hdot="simbody"`` in
+    jaxbody._mobilizers.function_based is Simbody's formula; tests/io/test_osim_rajagopal_family.py shows it is
+    the whole difference). Not called with ``load_osim(..., custom_joint_hdot="simbody")``."""
     d0, d1, d2 = (set(i) for i in indices[:3])
     if (d1 and (d0 - {0} or 0 in d2)) or (d2 and (d0 | d1) - {0, 1}):
         warnings.warn(
             f"{owner}: its rotations are driven by coordinates in a way Simbody 3.9's FunctionBased HDot does "
             f"not differentiate exactly (rotation1..3 depend on coordinates {[sorted(d) for d in (d0, d1, d2)]}); "
             "OpenSim's velocity-dependent forces are not those of its own kinematics, jaxbody's are exact, so udot "
-            "at nonzero speeds differs from OpenSim's (Rajagopal2016's walker knee: 3.7e-3)", stacklevel=4,
+            "at nonzero speeds differs from OpenSim's (Rajagopal2016's walker knee: 3.7e-3); "
+            "load_osim(..., custom_joint_hdot='simbody') reproduces OpenSim's", stacklevel=4,
         )
 
 
-def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
-    """A FunctionBased mobilized body from a CustomJoint's SpatialTransform."""
+def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner, hdot):
+    """A FunctionBased mobilized body from a CustomJoint's SpatialTransform, with ``hdot`` ("exact" or "simbody",
+    jaxbody._mobilizers.function_based) as its HDot formula."""
     axes, functions, indices = [], [], []
     for axis in _transform_axes(doc, joint, owner):
         coords = names(doc, axis, "coordinates", owner)
@@ -161,16 +164,18 @@ def add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner):
         indices.append([order.index(c) for c in coords])
         axes.append(numbers(doc, axis, "axis", f"{owner} {axis.get('name')}", 3, default=[1, 0, 0]))
     _warn_constant_rotations(functions, indices, owner)
-    _warn_coupled_rotation_rates(indices, owner)
+    if hdot == "exact":
+        _warn_coupled_rotation_rates(indices, owner)
     return MobilizedBody.FunctionBased(
         parent, X_PF, body, X_BM, len(order), functions, indices,
-        rotation_axes=axes[:3], translation_axes=axes[3:], name=joint.get("name"),
+        rotation_axes=axes[:3], translation_axes=axes[3:], name=joint.get("name"), hdot=hdot,
     )
 
 
-def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rigid_bodies: dict):
+def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rigid_bodies: dict, hdot: str):
     """Add one joint's mobilized body; returns (body path, MobilizedBody, [CoordinateInfo]) or None when its parent
-    body is not in the tree yet (``mobods``: body path -> MobilizedBody, Ground included)."""
+    body is not in the tree yet (``mobods``: body path -> MobilizedBody, Ground included); ``hdot``: a
+    CustomJoint's HDot formula (``add_custom_joint``)."""
     owner = f"{joint.tag} {joint.get('name')!r}"
     joint_path = f"/jointset/{joint.get('name')}"
     paths = [frames.resolve(joint_path, text(doc, joint, f"socket_{s}_frame", owner), joint, owner) for s in ("parent", "child")]
@@ -184,7 +189,7 @@ def add_joint(doc: OsimDocument, frames: FrameRegistry, joint, mobods: dict, rig
     X_PF, X_BM = Transform(parent_frame.R, parent_frame.p), Transform(child_frame.R, child_frame.p)
     parent, body = mobods[parent_frame.base], rigid_bodies[child_frame.base]
     if joint.tag == "CustomJoint":
-        mobod = add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner)
+        mobod = add_custom_joint(doc, joint, parent, X_PF, body, X_BM, order, owner, hdot)
     elif joint.tag in JOINTS:
         factory, n = JOINTS[joint.tag]
         if len(order) != n:

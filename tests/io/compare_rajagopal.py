@@ -20,11 +20,11 @@ first one and two mobilities' u (for the one-coordinate walker knee: the whole j
 from the rotation angles' rates, so OpenSim's HDot is not the time derivative of its H wherever rotations are
 coupled to the coordinates; the knee's tibia gets an angular bias off by thetadot2 thetadot3 (W2 x W1).
 OpenSim's function derivatives are not the cause: SimmSpline's calcDerivative orders 1 and 2 agree with central
-differences of calcValue and of order 1 to 5e-12 on the knee's splines. With Simbody's formula swapped in
-(tests/io/simbody_function_based.py) jaxbody's C equals OpenSim's to 5e-15, and udot (5 random assembled states,
+differences of calcValue and of order 1 to 5e-12 on the knee's splines. With Simbody's formula
+(``load_osim(..., custom_joint_hdot="simbody")``) jaxbody's C equals OpenSim's to 5e-15, and udot (5 random assembled states,
 tests/io/generate_osim_golden.py's step 2, all forces off) to 1.4e-11 against 3.7e-3 with jaxbody's exact HDot.
-This is not documented OpenSim behaviour, so jaxbody keeps the exact HDot and load_osim warns, naming each such
-CustomJoint (jaxbody.io.osim_joints); tests/io/test_osim_rajagopal_family.py checks all of this on a hand-written
+This is not documented OpenSim behaviour, so jaxbody keeps the exact HDot by default and load_osim warns, naming
+each such CustomJoint (jaxbody.io.osim_joints); tests/io/test_osim_rajagopal_family.py checks all of this on a hand-written
 Rajagopal-family file.
 """
 
@@ -43,8 +43,6 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 import jaxbody as jb  # noqa: E402
-from jaxbody._mobilizers.function_based import FunctionBasedTransform  # noqa: E402
-from simbody_function_based import simbody_hinge_dot  # noqa: E402
 
 
 def without_forces(path: str) -> str:
@@ -57,11 +55,12 @@ def without_forces(path: str) -> str:
     return str(out)
 
 
-def jaxbody_terms(path, seed=3):
-    """(imported, q, u, M, C from jaxbody, C by the Lagrangian route), gravity off."""
+def jaxbody_terms(path, seed=3, hdot="exact"):
+    """(imported, q, u, M, C from jaxbody, C by the Lagrangian route), gravity off; ``hdot``: load_osim's
+    ``custom_joint_hdot``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        imported = jb.io.load_osim(path)
+        imported = jb.io.load_osim(path, custom_joint_hdot=hdot)
     model = imported.system.realize_topology()
     state0 = model.default_state()
     rng = np.random.default_rng(seed)
@@ -128,8 +127,7 @@ def main(path):
           f"(max |C| {np.max(np.abs(np.asarray(c_lagrange))):.3g})")
     worst = np.argsort(-np.abs(c_os - np.asarray(c_lagrange)))[:6]
     print("largest OpenSim differences:", [(names[int(i)], float(c_os[i] - c_lagrange[i])) for i in worst])
-    FunctionBasedTransform.hinge_dot = simbody_hinge_dot   # this process only: Simbody's formula in jaxbody
-    _, _, _, _, c_simbody, _ = jaxbody_terms(stripped)
+    _, _, _, _, c_simbody, _ = jaxbody_terms(stripped, hdot="simbody")
     print(f"C with Simbody's FunctionBased HDot: max |jaxbody - OpenSim| {np.max(np.abs(np.asarray(c_simbody) - c_os)):.2e}")
 
 

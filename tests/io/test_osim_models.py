@@ -38,10 +38,10 @@ SAME_MODEL_TOL = 1e-14
 class Case:
     """One model imported and realized, its golden data and one compiled evaluation of all checked quantities."""
 
-    def __init__(self, path, golden_name):
+    def __init__(self, path, golden_name, **load_options):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            self.imported = load_osim(path)
+            self.imported = load_osim(path, **load_options)
         self.warnings = [str(w.message) for w in caught]
         self.model = self.imported.system.realize_topology()
         self.golden = dict(np.load(HERE / "golden" / f"{golden_name}.npz"))

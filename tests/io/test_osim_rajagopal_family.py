@@ -12,12 +12,13 @@ rotation angles. The two agree when rotation i is a function of coordinate i onl
 walker knee all three rotations are functions of the one coordinate, and Simbody's angular bias of the tibia
 is off by thetadot2 thetadot3 (W2 x W1): HDot is not the time derivative of H, and OpenSim's udot is not that
 of its own kinematics (C(q, u) off the Lagrangian route by up to 3.8e-3 on Rajagopal2016). jaxbody keeps the
-exact HDot (the model's own Lagrangian dynamics) and load_osim warns, naming the joint
-(jaxbody.io.osim_joints). The tests show both: jaxbody's velocity forces equal the
-Lagrangian route's, and jaxbody with Simbody's formula in place of its own reproduces OpenSim's udot to 1e-10,
-so that formula is the whole difference.
+exact HDot by default (the model's own Lagrangian dynamics) and load_osim warns, naming the joint
+(jaxbody.io.osim_joints); ``load_osim(..., custom_joint_hdot="simbody")`` takes Simbody's formula instead. The
+tests show both: jaxbody's velocity forces equal the Lagrangian route's, and with Simbody's formula the same
+file reproduces OpenSim's udot to 1e-10, so that formula is the whole difference.
 """
 
+import dataclasses
 import warnings
 
 import jax
@@ -28,7 +29,6 @@ import pytest
 import jaxbody as jb
 from helpers import assert_close
 from jaxbody._mobilizers.function_based import FunctionBasedTransform
-from simbody_function_based import simbody_hinge_dot
 from test_osim_models import MODELS, TOL, Case
 
 PATH = MODELS / "rajagopal_family.osim"
@@ -86,15 +86,20 @@ def test_velocity_forces_equal_the_lagrangian_route(case):
     assert_close(c, c_lagrange, 1e-12, "C(q, u) vs the Lagrangian route")
 
 
-def test_udot_is_opensims_with_simbodys_function_based_hdot(case, monkeypatch):
-    """jaxbody's exact udot differs from OpenSim's (the knee's HDot, see the module docstring); with Simbody's
-    HDot formula swapped in, the same import reproduces OpenSim's udot to 1e-10."""
+def test_udot_is_opensims_with_simbodys_function_based_hdot(case):
+    """jaxbody's exact udot differs from OpenSim's (the knee's HDot, see the module docstring); with
+    ``custom_joint_hdot="simbody"`` the same file reproduces OpenSim's udot to 1e-10, without the knee's warning."""
     g = case.golden
     exact = np.asarray(case.in_opensim_order(g)["udot"])
     assert np.max(np.abs(exact - g["udot"])) > 1e-5, "the knee's velocity terms differ from OpenSim's"
-    monkeypatch.setattr(FunctionBasedTransform, "hinge_dot", simbody_hinge_dot)
-    as_simbody = Case(PATH, "rajagopal_family")
+    as_simbody = Case(PATH, "rajagopal_family", custom_joint_hdot="simbody")
+    assert [w for w in as_simbody.warnings if "walker_knee_r" in w] == []
     assert_close(as_simbody.in_opensim_order(g)["udot"], g["udot"], TOL, "udot with Simbody's HDot")
+
+
+def test_custom_joint_hdot_is_checked():
+    with pytest.raises(jb.InvalidArgument, match=r"custom_joint_hdot must be one of \('exact', 'simbody'\)"):
+        jb.io.load_osim(PATH, custom_joint_hdot="opensim")
 
 
 def test_the_warning_rule_is_where_the_two_hdots_differ():
@@ -112,7 +117,8 @@ def test_the_warning_rule_is_where_the_two_hdots_differ():
         axes = tuple(map(tuple, np.linalg.qr(rng.normal(size=(3, 3)))[0].tolist()))
         joint = FunctionBasedTransform(functions, tuple(indices), axes, tuple(map(tuple, np.eye(3).tolist())))
         q, u = jnp.asarray(rng.normal(size=n)), jnp.asarray(rng.normal(size=n))
-        differs = float(jnp.max(jnp.abs(joint.hinge_dot(q, u, None) - simbody_hinge_dot(joint, q, u, None)))) > 1e-12
+        simbody = dataclasses.replace(joint, hdot="simbody")
+        differs = float(jnp.max(jnp.abs(joint.hinge_dot(q, u, None) - simbody.hinge_dot(q, u, None)))) > 1e-12
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             _warn_coupled_rotation_rates(indices, "CustomJoint 'j'")
