@@ -184,21 +184,22 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
         for c in constraints.values():
             c.set_disabled_by_default(True)
     _, unmodelled = add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, bool(constraints))
-    warn_unmodelled("MJCF", "tendon armature of tendons that wrap geoms or use pulleys, or beside equality "
-                    "constraints (jaxbody's constrained solve does not include tendon armature)", unmodelled,
+    warn_unmodelled("MJCF", "tendon armature beside equality constraints (jaxbody's constrained solve does not "
+                    "include tendon armature)", unmodelled,
                     stacklevel=2)
     gravity = np.zeros(3) if "gravity" in disabled else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
-    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits and "limit" not in disabled,
+    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, mobods,
+                                      joint_limits and "limit" not in disabled,
                                       limit_time_constant, limit_dissipation, friction, friction_transition_velocity,
                                       disabled)
     if joint_limits and "limit" not in disabled:
         tendon_stops, unmodelled = add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods,
                                                      limit_time_constant, limit_dissipation)
         stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
-        warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms, use pulleys or do not move at qpos0",
+        warn_unmodelled("MJCF", "limit (range) of tendons that do not move at qpos0",
                         unmodelled, stacklevel=2)
     for body, handles in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
                                         [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():

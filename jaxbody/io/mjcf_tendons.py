@@ -37,9 +37,11 @@ import numpy as np
 
 from jaxbody._api.force import Force
 from jaxbody._api.tendon_armature import TendonArmature
-from jaxbody._dynamics.forces import safe_direction, station_force, station_location, station_velocity
+from jaxbody._dynamics.paths.mujoco_wrap import MujocoSpatialPath
+from jaxbody.io._frames import quaternion_matrix
 
-_WRAP_JOINT, _WRAP_SITE = 1, 3
+_WRAP_JOINT, _WRAP_PULLEY, _WRAP_GEOMS = 1, 2, (4, 5)   # mjtWrap: sphere 4, cylinder 5
+_GEOM_CYLINDER = 5   # mjtGeom
 _TRN_TENDON = 3   # mjTRN_TENDON
 
 
@@ -57,33 +59,71 @@ def tendon_names(mujoco, m) -> list[str]:
     return [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
 
 
+def _local_pose(m, pos, quat, sameframe: int, b: int):
+    """``(p, R)``: a site's or geom's pose in its body's frame as MuJoCo's kinematics places it (``mj_local2Global``
+    with its ``sameframe``: 1 the body frame, 2 the inertial frame, 3/4 the body's/inertial frame's rotation)."""
+    inertial = (np.zeros(3), np.eye(3)) if int(m.body_sameframe[b]) == 1 else (
+        np.asarray(m.body_ipos[b], dtype=float), quaternion_matrix(m.body_iquat[b]))
+    p = {1: np.zeros(3), 2: inertial[0]}.get(sameframe, np.asarray(pos, dtype=float))
+    R = {0: quaternion_matrix(quat), 2: inertial[1], 4: inertial[1]}.get(sameframe, np.eye(3))
+    return p, R
+
+
+def spatial_path(m, t: int, mobods) -> MujocoSpatialPath:
+    """Spatial tendon t (sites, sphere/cylinder wrap geoms with optional side sites, pulleys) as a
+    jaxbody._dynamics.paths.mujoco_wrap.MujocoSpatialPath, its segments read as MuJoCo's ``mj_tendon`` walks them."""
+    adr, num = int(m.tendon_adr[t]), int(m.tendon_num[t])
+    kind = lambda j: int(m.wrap_type[adr + j])  # noqa: E731
+    obj = lambda j: int(m.wrap_objid[adr + j])  # noqa: E731
+    sites, geoms, divisors, segments = [], [], [], []
+    slot = lambda items, x: items.index(x) if x in items else items.append(x) or len(items) - 1  # noqa: E731
+    j, pulley = 0, -1
+    while j < num - 1:
+        if _WRAP_PULLEY in (kind(j), kind(j + 1)):
+            if kind(j) == _WRAP_PULLEY:
+                divisors.append(float(m.wrap_prm[adr + j]))
+                pulley = len(divisors) - 1
+            j += 1
+            continue
+        if kind(j + 1) in _WRAP_GEOMS:
+            side = int(round(float(m.wrap_prm[adr + j + 1])))
+            segments.append((slot(sites, obj(j)), slot(sites, obj(j + 2)), slot(geoms, obj(j + 1)),
+                             -1 if side < 0 else slot(sites, side), pulley))
+            j += 2
+        else:
+            segments.append((slot(sites, obj(j)), slot(sites, obj(j + 1)), -1, -1, pulley))
+            j += 1
+    site_poses = [_local_pose(m, m.site_pos[s], m.site_quat[s], int(m.site_sameframe[s]), int(m.site_bodyid[s]))
+                  for s in sites]
+    geom_poses = [_local_pose(m, m.geom_pos[g], m.geom_quat[g], int(m.geom_sameframe[g]), int(m.geom_bodyid[g]))
+                  for g in geoms]
+    arr = lambda x, shape: jnp.asarray(np.array(x, dtype=float).reshape(shape))  # noqa: E731
+    return MujocoSpatialPath(
+        site_bodies=tuple(mobods[m.site_bodyid[s]].index for s in sites),
+        geom_bodies=tuple(mobods[m.geom_bodyid[g]].index for g in geoms),
+        cylinders=tuple(int(m.geom_type[g]) == _GEOM_CYLINDER for g in geoms), segments=tuple(segments),
+        site_stations=arr([p for p, _ in site_poses], (-1, 3)), geom_positions=arr([p for p, _ in geom_poses], (-1, 3)),
+        geom_rotations=arr([R for _, R in geom_poses], (-1, 3, 3)),
+        geom_radii=arr([m.geom_size[g, 0] for g in geoms], (-1,)), divisors=arr(divisors, (-1,)))
+
+
 def tendon_path(m, t: int, coordinates, joint_names, mobods):
-    """``(static, params)`` describing tendon t's length function, or None where it has none here (wrapping
-    geoms, pulleys). ``static``: ("fixed", q indices, u indices) or ("sites", body indices); ``params``:
-    {"coef": (n,)} or {"stations": (n, 3) site positions in their bodies (m)} (Model leaves)."""
+    """``(static, params)`` describing tendon t's length function. ``static``: ("fixed", q indices, u indices) or
+    ("spatial",); ``params``: {"coef": (n,)} or {"path": its MujocoSpatialPath} (Model leaves)."""
     wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
-    types = {int(m.wrap_type[w]) for w in wraps}
-    if types == {_WRAP_JOINT}:
+    if all(int(m.wrap_type[w]) == _WRAP_JOINT for w in wraps):
         mobs = [coordinates[joint_names[m.wrap_objid[w]]].mobilized_body for w in wraps]
         return (("fixed", tuple(b.q_start for b in mobs), tuple(b.u_start for b in mobs)),
                 {"coef": jnp.asarray([float(m.wrap_prm[w]) for w in wraps])})
-    if types == {_WRAP_SITE} and len(wraps) >= 2:
-        sites = [int(m.wrap_objid[w]) for w in wraps]
-        return (("sites", tuple(mobods[m.site_bodyid[s]].index for s in sites)),
-                {"stations": jnp.asarray(np.array([m.site_pos[s] for s in sites], dtype=float))})
-    return None
+    return ("spatial",), {"path": spatial_path(m, t, mobods)}
 
 
 def length_and_rate(static, params, state):
     """``(L, Ldot)`` of a tendon (see the module doc) at a state realized to Velocity."""
     if static[0] == "fixed":
         return params["coef"] @ state.q[jnp.array(static[1])], params["coef"] @ state.u[jnp.array(static[2])]
-    pos, vel, L, Ldot = state.position, state.velocity, 0.0, 0.0
-    for k in range(len(static[1]) - 1):
-        (b1, b2), (s1, s2) = static[1][k:k + 2], params["stations"][k:k + 2]
-        e, d = safe_direction(station_location(pos, b2, s2) - station_location(pos, b1, s1))
-        L, Ldot = L + d, Ldot + e @ (station_velocity(pos, vel, b2, s2) - station_velocity(pos, vel, b1, s1))
-    return L, Ldot
+    path = params["path"]
+    return path.calc_length(None, state), path.calc_lengthening_speed(None, state)
 
 
 def tension_forces(model, state, static, params, tension):
@@ -93,12 +133,7 @@ def tension_forces(model, state, static, params, tension):
     F, f = jnp.zeros((nb, 2, 3), state.u.dtype), jnp.zeros(nu, state.u.dtype)
     if static[0] == "fixed":
         return F, f.at[jnp.array(static[2])].add(params["coef"] * tension)
-    pos = state.position
-    for k in range(len(static[1]) - 1):
-        (b1, b2), (s1, s2) = static[1][k:k + 2], params["stations"][k:k + 2]
-        e, _ = safe_direction(station_location(pos, b2, s2) - station_location(pos, b1, s1))
-        F = F + station_force(nb, b1, pos.R_GB, s1, -tension * e) + station_force(nb, b2, pos.R_GB, s2, tension * e)
-    return F, f
+    return params["path"].calc_tension_forces(model, state, -tension)   # its tension pulls the ends together
 
 
 def _limit_stop(forces, static, params, name):
@@ -128,8 +163,8 @@ def add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods, time_
                       dissipation: float):
     """A limit stop (module doc) for every limited tendon of ``m`` that has a length function here, added to
     ``forces``. Returns ``(stops, unmodelled)``: tendon name -> its Force.Custom handle, and the names of the
-    limited tendons left out (for the caller to warn): those that wrap geoms or use pulleys, and those whose
-    effective mass J M0 J^T at qpos0 is 0 (the stiffness rule gives no stiffness)."""
+    limited tendons left out (for the caller to warn): those whose effective mass J M0 J^T at qpos0 is 0 (the
+    stiffness rule gives no stiffness)."""
     names, stops, unmodelled = tendon_names(mujoco, m), {}, []
     if not np.any(m.tendon_limited):
         return stops, unmodelled
@@ -140,9 +175,6 @@ def add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods, time_
     J0 = dense_tendon_jacobian(m, d)
     for t in np.flatnonzero(m.tendon_limited):
         path = tendon_path(m, t, coordinates, joint_names, mobods)
-        if path is None:
-            unmodelled.append(names[t])
-            continue
         m_eff = float(J0[t] @ M0 @ J0[t])
         if not m_eff > 0:
             unmodelled.append(names[t])   # no stiffness by the rule: the length does not move at qpos0
@@ -165,37 +197,23 @@ def actuator_armature(m, t: int) -> float:
     return float(sum(m.actuator_armature[a] * m.actuator_gear[a, 0] ** 2 for a in actuators))
 
 
-def _site_station(m, s) -> np.ndarray:
-    """Site s's origin in its body's frame as MuJoCo's kinematics places it (``site_sameframe``)."""
-    same, b = int(m.site_sameframe[s]), int(m.site_bodyid[s])
-    if same == 1:
-        return np.zeros(3)
-    if same == 2:
-        return np.zeros(3) if int(m.body_sameframe[b]) == 1 else np.asarray(m.body_ipos[b], dtype=float)
-    return np.asarray(m.site_pos[s], dtype=float)
-
-
 def add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods, has_constraints: bool):
-    """A ``jb.TendonArmature`` (module doc) for every tendon of ``m`` with armature that has a length function here.
-    Returns ``(added, unmodelled)``: tendon name -> its index in ``model.tendon_armatures``, and the names of the
-    tendons with armature left out (for the caller to warn): all of them when ``has_constraints``, else those that
-    wrap geoms or use pulleys."""
+    """A ``jb.TendonArmature`` (module doc) for every tendon of ``m`` with armature (MuJoCo's compiler refuses it on
+    tendons that wrap geoms). Returns ``(added, unmodelled)``: tendon name -> its index in
+    ``model.tendon_armatures``, and the names of the tendons with armature left out (for the caller to warn): all
+    of them when ``has_constraints``."""
     names, added, unmodelled = tendon_names(mujoco, m), {}, []
     for t in range(m.ntendon):
         a = float(m.tendon_armature[t]) + actuator_armature(m, t)
         if a == 0:
             continue
         wraps = range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t])
-        types = {int(m.wrap_type[w]) for w in wraps}
-        has_path = types == {_WRAP_JOINT} or (types == {_WRAP_SITE} and len(wraps) >= 2)
-        if has_constraints or not has_path:
+        if has_constraints:
             unmodelled.append(names[t])
-        elif types == {_WRAP_JOINT}:
+        elif all(int(m.wrap_type[w]) == _WRAP_JOINT for w in wraps):
             cs = [coordinates[joint_names[m.wrap_objid[w]]] for w in wraps]
             added[names[t]] = TendonArmature.Fixed(matter, names[t], a, [
                 (c.mobilized_body, c.q_index, float(m.wrap_prm[w])) for c, w in zip(cs, wraps)])
         else:
-            sites = [int(m.wrap_objid[w]) for w in wraps]
-            added[names[t]] = TendonArmature.Spatial(matter, names[t], a, [
-                (mobods[m.site_bodyid[s]], _site_station(m, s)) for s in sites])
+            added[names[t]] = TendonArmature.OnPath(matter, names[t], a, spatial_path(m, t, mobods))
     return added, unmodelled
