@@ -37,8 +37,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   when the file disables the ``contact`` (or ``constraint``) flag or ``contact=False`` is passed.
 * ``ImportedModel.default_state`` is MuJoCo's qpos0 (a free joint at its body's pose in the file), ``keyframe(name)``
   a ``<key>``'s time, qpos and qvel; ``from_mujoco``/``to_mujoco`` convert (jaxbody.io.engine_coordinates).
-* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints
-  and fixed tendons) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
+* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints,
+  fixed and spatial tendons, and sites with or without a refsite) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
   State's controls are MuJoCo's ctrl, its z (after any earlier elements') MuJoCo's act.
 """
 
@@ -204,7 +204,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     for body, handles in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
                                         [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
         passive[f"fluid {body}"] = handles
-    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
+    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names, mobods)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
         contact_transition_velocity) if contact and "contact" not in disabled else None

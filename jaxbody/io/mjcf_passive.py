@@ -38,23 +38,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.force import Force
-from jaxbody._math.spatial import quaternion_from_rotation
+from jaxbody._dynamics.actuators.mujoco_transmissions import relative_rotation_vector
 from jaxbody.io._frames import quaternion_matrix
 from jaxbody.io._passive import add_limit_stop, warn_unmodelled
 from jaxbody.io.mjcf_tendons import length_and_rate, tendon_names, tendon_path, tension_forces
 
 _FREE, _BALL = 0, 1
-
-
-def rotation_vector(R):
-    """Rotation vector (3,) of the rotation R (3, 3): angle in [0, pi] times the unit axis (MuJoCo's
-    ``mju_quat2Vel`` of R's quaternion); zero-safe for gradients."""
-    quat = quaternion_from_rotation(R)  # w >= 0
-    w, v = quat[0], quat[1:]
-    s2 = jnp.sum(v * v)
-    small = s2 < 1e-24
-    s = jnp.sqrt(jnp.where(small, 1.0, s2))
-    return v * jnp.where(small, 2.0 / w, 2.0 * jnp.arctan2(s, w) / s)
 
 
 def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, name: str):
@@ -65,7 +54,7 @@ def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, n
 
     def deflections(state, p):
         R, pos = state.position.R_FM[mobod.index], state.position.p_FM[mobod.index]
-        return R, rotation_vector(p["R_s"].T @ R), pos - p["p_s"]
+        return R, relative_rotation_vector(p["R_s"].T @ R), pos - p["p_s"]
 
     def calc_force(model, state, p):
         R, dif, dp = deflections(state, p)

@@ -59,7 +59,7 @@ def tendon_names(mujoco, m) -> list[str]:
     return [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}" for t in range(m.ntendon)]
 
 
-def _local_pose(m, pos, quat, sameframe: int, b: int):
+def local_pose(m, pos, quat, sameframe: int, b: int):
     """``(p, R)``: a site's or geom's pose in its body's frame as MuJoCo's kinematics places it (``mj_local2Global``
     with its ``sameframe``: 1 the body frame, 2 the inertial frame, 3/4 the body's/inertial frame's rotation)."""
     inertial = (np.zeros(3), np.eye(3)) if int(m.body_sameframe[b]) == 1 else (
@@ -93,9 +93,9 @@ def spatial_path(m, t: int, mobods) -> MujocoSpatialPath:
         else:
             segments.append((slot(sites, obj(j)), slot(sites, obj(j + 1)), -1, -1, pulley))
             j += 1
-    site_poses = [_local_pose(m, m.site_pos[s], m.site_quat[s], int(m.site_sameframe[s]), int(m.site_bodyid[s]))
+    site_poses = [local_pose(m, m.site_pos[s], m.site_quat[s], int(m.site_sameframe[s]), int(m.site_bodyid[s]))
                   for s in sites]
-    geom_poses = [_local_pose(m, m.geom_pos[g], m.geom_quat[g], int(m.geom_sameframe[g]), int(m.geom_bodyid[g]))
+    geom_poses = [local_pose(m, m.geom_pos[g], m.geom_quat[g], int(m.geom_sameframe[g]), int(m.geom_bodyid[g]))
                   for g in geoms]
     arr = lambda x, shape: jnp.asarray(np.array(x, dtype=float).reshape(shape))  # noqa: E731
     return MujocoSpatialPath(
