@@ -2,7 +2,8 @@
 
 A tendon's armature is a rotor inertia a (>= 0) moving with the tendon's length L: kinetic energy ``a Ldot^2 / 2``,
 so M gains ``a J^T J`` (J = dL/du). ``Spatial`` takes the tendon as straight segments through body-fixed
-stations (an MJCF spatial tendon through sites), ``Fixed`` as ``L = sum_i c_i q_i`` (an MJCF fixed tendon).
+stations (an MJCF spatial tendon through sites), ``Fixed`` as ``L = sum_i c_i q_i`` (an MJCF fixed tendon),
+``OnPath`` any jaxbody path (e.g. an MJCF spatial tendon with pulleys, jaxbody._dynamics.paths.mujoco_wrap).
 Validated on the host (InvalidArgument naming the tendon); the path's stations or coefficients and the armature
 are Model leaves (``model.tendon_armatures[k]``, k the index these builders return). A system with tendon
 armature and constraints is refused by ``realize_topology()``.

@@ -4,19 +4,17 @@ Tendon kinematics (the length L in m, or in the joints' units for fixed tendons,
 
 * fixed tendon (joint wraps): ``L = sum_i coef_i q_i`` over hinge and slide joints (q = MuJoCo's qpos),
   ``Ldot = sum_i coef_i u_i``; a tension T acts as ``coef_i T`` on u_i.
-* spatial tendon through sites only (no wrapping geoms, no pulleys): the sum of the straight segment lengths
-  ``|p_{k+1} - p_k|`` between consecutive site origins (in Ground), Ldot the sum of the segment rates
-  ``e_k . (v_{k+1} - v_k)``; a tension T pulls each segment's two sites towards each other (body forces
-  ``T e_k`` on site k and ``-T e_k`` on site k+1, i.e. the generalized force ``T dL/du``).
-
-Other tendons (wrapping geoms, pulleys) have no length function here: their limits and armature are warned and
-left out.
+* spatial tendon (sites, sphere and cylinder wrap geoms with optional side sites, pulleys): MuJoCo 4.0's
+  length, a jaxbody._dynamics.paths.mujoco_wrap.MujocoSpatialPath built from the compiled arrays (``spatial_path``:
+  sites and geoms at their poses in their bodies, ``mj_tendon``'s segment walk, pulley divisors); ``Ldot`` its
+  forward-mode derivative; a tension T acts as the generalized force ``T dL/du`` (body forces along each
+  straight segment, the tangent points held on the geom, as MuJoCo's ten_J).
 
 Tendon armature (``armature``, plus what MuJoCo's ``mj_actuatorArmature`` adds from actuators on the tendon:
-``actuator_armature gear^2``): a ``jb.TendonArmature.Fixed`` or ``.Spatial`` on the same length function
+``actuator_armature gear^2``): a ``jb.TendonArmature.Fixed`` or ``.OnPath`` on the same length function
 (jaxbody._dynamics.tendon_armature: M gains ``a J^T J`` and the bias ``a J^T Jdot u``, as MuJoCo's qM and
-qfrc_bias). Refused by jaxbody beside constraints: a file with equality constraints gets a warning naming the
-tendons and no armature.
+qfrc_bias; MuJoCo's compiler refuses armature on tendons that wrap geoms). Refused by jaxbody beside
+constraints: a file with equality constraints gets a warning naming the tendons and no armature.
 
 Tendon limits (``limited``, ``range`` [L_lo, L_hi]): MuJoCo enforces them as a one-sided constraint (solver
 impulse, solref/solimp softness). jaxbody uses the compliant stand-in that it uses for joint limits

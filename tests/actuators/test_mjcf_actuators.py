@@ -94,14 +94,14 @@ def test_force_gradients_match_central_differences():
 
 
 def test_unsupported_actuators_warn_by_name_and_keep_their_control():
-    xml = """<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size=".1"/><site name="s"/>
+    xml = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/><geom size=".1"/>
              <body pos="0 0 -0.3"><joint name="ball" type="ball"/><geom size=".1"/></body></body></worldbody>
-             <actuator><motor name="ok" joint="j"/><motor name="on_site" site="s" gear="0 0 0 0 0 1"/>
+             <actuator><motor name="ok" joint="j"/><adhesion name="on_body" body="b" ctrlrange="0 1"/>
              <motor name="on_ball" joint="ball"/></actuator></mujoco>"""
-    with pytest.warns(UserWarning, match=r"on_site \(a site transmission\).*on_ball \(a transmission on ball/free"):
+    with pytest.warns(UserWarning, match=r"on_body \(a body \(adhesion.*on_ball \(a transmission on ball/free"):
         imp = load_mjcf(xml)
     model = imp.system.realize_topology()
-    assert model.control_names == ("ok", "on_site", "on_ball")
+    assert model.control_names == ("ok", "on_body", "on_ball")
     out = imp.actuators.calc_actuator_outputs(model, model.realize(
         model.default_state().set_controls(jnp.array([1.0, 1.0, 1.0])), jb.Stage.Velocity))
     assert_close(out.force, [1.0, 0.0, 0.0], 0, "only the supported actuator acts")

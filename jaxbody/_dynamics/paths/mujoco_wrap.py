@@ -8,11 +8,10 @@ the geom and ``arc = r theta`` (sphere) or ``sqrt((r theta)^2 + (z1 - z0)^2)`` (
 frame). A pulley divides the length of every segment after it (up to the next pulley) by its divisor:
 ``L = sum_k len_k / divisor_k`` (m).
 
-The wrap's choice (whether it wraps, which side, the touching point of an inside wrap) and the tangent points'
-directions and heights in the geom frame are evaluated with their gradient stopped, the radius scales the
-points: so the derivatives of L are those with the tangent points fixed on the geom, which is MuJoCo's
-``ten_J`` (and, the points being a stationary point of the length, the true derivative of L wherever the
-choice does not switch; for an inside wrap to the tolerance of MuJoCo's Newton iteration).
+Derivatives (jaxbody._dynamics.paths.mujoco_wrap_points): the circle wrap's tangent points are differentiable,
+so every derivative of L is exact wherever the wrap's discrete choice does not switch, and the first equals
+MuJoCo's ``ten_J`` (the points being a stationary point of the length); an inside wrap's point is held on the
+geom for derivatives as MuJoCo's ``ten_J`` holds it (its higher derivatives omit the point's motion).
 
 Leaves: the sites' stations (n_site, 3) in their bodies' frames, the geoms' poses in their bodies' frames
 (n_geom, 3) and (n_geom, 3, 3), radii (n_geom,), the pulley divisors. Static: bodies, the segment structure,
@@ -22,7 +21,6 @@ geom kinds. Needs Position. Cost: O(segments), 20 Newton steps per inside wrap.
 from __future__ import annotations
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 
 from jaxbody._dynamics.paths.base import Path
@@ -66,16 +64,9 @@ class MujocoSpatialPath(Path):
         p = p_GB[body] + R_GB[body] @ self.geom_positions[g]
         r = self.geom_radii[g]
         local = lambda x: R.T @ (x - p)  # noqa: E731
-        fixed = jax.lax.stop_gradient
-        wraps, w0, w1, theta = wrap_points(fixed(local(x0)), fixed(local(x1)), None if side is None else
-                                           fixed(local(side)), fixed(r), self.cylinders[g])
+        wraps, w0, w1, theta = wrap_points(local(x0), local(x1), None if side is None else local(side), r,
+                                           self.cylinders[g])
         w0, w1, theta = (jnp.where(wraps, x, 0.0) for x in (w0, w1, theta))   # finite where it does not wrap
-        scale = r / fixed(jnp.where(r > 0, r, 1.0))   # the radius scales the fixed points (value: 1)
-        if self.cylinders[g]:
-            s = jnp.stack([scale, scale, 1.0])
-            w0, w1 = w0 * s, w1 * s
-            arc = safe_norm(jnp.stack([r * theta, w1[2] - w0[2]]))
-        else:
-            w0, w1, arc = w0 * scale, w1 * scale, r * theta
+        arc = safe_norm(jnp.stack([r * theta, w1[2] - w0[2]])) if self.cylinders[g] else r * theta
         wrapped = safe_norm(p + R @ w0 - x0) + arc + safe_norm(x1 - p - R @ w1)
         return jnp.where(wraps, wrapped, straight)

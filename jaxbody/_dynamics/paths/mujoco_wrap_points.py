@@ -18,10 +18,13 @@ geom's radius r (m). Steps (MuJoCo's):
   lengths (end - point, arc, point - end).
 
 Output ``(wraps, w0, w1, theta)``: whether the segment wraps, the two tangent points (3,) in the geom frame and
-the arc angle (rad) between them (``r theta`` the 2D arc length). These are a discrete choice plus a
-stationary point of the length (the envelope theorem): jaxbody.paths.mujoco_wrap evaluates them on values with
-their gradient stopped, as MuJoCo's ``ten_J`` holds the tangent points fixed on the geom. Cost: O(1) (20
-Newton steps) per wrapping segment.
+the arc angle (rad) between them (``r theta`` the 2D arc length). The tangent points of a circle wrap are
+closed-form and differentiable (exact derivatives of every order; being a stationary point of the length, its
+first derivative equals MuJoCo's ``ten_J``, which holds them fixed on the geom). The inside wrap's point comes
+from an iteration: it is held fixed on the geom for derivatives, as MuJoCo's ``ten_J`` holds it (first
+derivative MuJoCo's; higher derivatives omit the point's motion). The choice (wrap or not, which side) is
+discrete. Every square root, normalization and arctangent has a finite gradient where it is not used. Cost:
+O(1) (at most 20 Newton steps) per wrapping segment.
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbody._math.spatial import safe_norm
+
 MINVAL = 1e-15       # MuJoCo's mjMINVAL
 _NEWTON_STEPS, _TOLERANCE = 20, 1e-6
 
 
 def _normalize(v):
-    """MuJoCo's mju_normalize: v / |v|, or (1, 0, ...) when |v| < mjMINVAL."""
-    n = jnp.sqrt(jnp.sum(v * v))
+    """MuJoCo's mju_normalize: v / |v|, or (1, 0, ...) when |v| < mjMINVAL (gradient-safe)."""
+    n = safe_norm(v)
     fallback = jnp.zeros_like(v).at[0].set(1.0)
     return jnp.where(n < MINVAL, fallback, v / jnp.where(n < MINVAL, 1.0, n))
 
@@ -56,9 +61,21 @@ def _intersect(p1, p2, p3, p4):
     return (jnp.abs(det) >= MINVAL) & (a0 >= 0) & (a1 < 0) & (b0 >= 0) & (b1 < 0)
 
 
+def _atan2(y, x):
+    """arctan2 with a finite gradient at (0, 0) (value 0 there)."""
+    zero = (y == 0) & (x == 0)
+    return jnp.where(zero, 0.0, jnp.arctan2(y, jnp.where(zero, 1.0, x)))
+
+
+def _safe_sqrt(x):
+    """sqrt(max(x, 0)) with a finite gradient at 0."""
+    positive = x > 0
+    return jnp.where(positive, jnp.sqrt(jnp.where(positive, x, 1.0)), 0.0)
+
+
 def _winding(p, q):
     """The signed angle (rad) swept from p to q around the origin, in (-pi, pi]."""
-    return jnp.arctan2(_cross2(p, q), p @ q)
+    return _atan2(_cross2(p, q), p @ q)
 
 
 def wrap_circle(d0, d1, side, radius):
@@ -79,8 +96,7 @@ def wrap_circle(d0, d1, side, radius):
         no_wrap = no_wrap | (clear & (jnp.abs(wside - _winding(d0, d1)) < jnp.pi))
     else:
         no_wrap = no_wrap | clear
-    root0 = jnp.sqrt(jnp.maximum(sqlen0 - sqrad, 0.0))
-    root1 = jnp.sqrt(jnp.maximum(sqlen1 - sqrad, 0.0))
+    root0, root1 = _safe_sqrt(sqlen0 - sqrad), _safe_sqrt(sqlen1 - sqrad)
     safe0, safe1 = jnp.where(sqlen0 > 0, sqlen0, 1.0), jnp.where(sqlen1 > 0, sqlen1, 1.0)
     sols, good, crossing = [], [], []
     for sgn in (1.0, -1.0):
@@ -97,14 +113,17 @@ def wrap_circle(d0, d1, side, radius):
         theta = jnp.abs(wside - _winding(d0, t0) - _winding(t1, d1))
     else:                  # MuJoCo's length_circle
         cross = t0[1] * t1[0] - t0[0] * t1[1]
-        theta = jnp.arctan2(jnp.abs(cross), t0 @ t1)
+        theta = _atan2(jnp.abs(cross), t0 @ t1)
         flip = (theta > 1e-6) & (((cross > 0) & (ind != 0)) | ((cross < 0) & (ind == 0)))
         theta = jnp.where(flip, 2 * jnp.pi - theta, theta)
     return ~no_wrap, t0, t1, theta
 
 
 def wrap_inside(d0, d1, radius):
-    """``(wraps, t)``: MuJoCo's wrap_inside of the 2D ends d0, d1 (one touching point t, module doc)."""
+    """``(wraps, t)``: MuJoCo's wrap_inside of the 2D ends d0, d1 (one touching point t, module doc). The point is
+    held fixed on the circle for derivatives (its direction's gradient is stopped; the radius scales it)."""
+    d0, d1, r = jax.lax.stop_gradient(d0), jax.lax.stop_gradient(d1), radius
+    radius = jax.lax.stop_gradient(radius)
     len0, len1 = jnp.sqrt(d0 @ d0), jnp.sqrt(d1 @ d1)
     dif = d1 - d0
     dd = dif @ dif
@@ -145,7 +164,7 @@ def wrap_inside(d0, d1, radius):
     vec = _normalize(jnp.where(left, d0, d1))
     ang = phi - asin(jnp.where(left, A, B) * z)
     t = radius * jnp.stack([jnp.cos(ang) * vec[0] - jnp.sin(ang) * vec[1], jnp.sin(ang) * vec[0] + jnp.cos(ang) * vec[1]])
-    return ~no_wrap, jnp.where(gave_up, fallback, t)
+    return ~no_wrap, jnp.where(gave_up, fallback, t) * (r / jnp.where(radius > 0, radius, 1.0))
 
 
 def _plane_axes(p0, p1, cylinder: bool):
@@ -154,7 +173,7 @@ def _plane_axes(p0, p1, cylinder: bool):
         return jnp.array([1.0, 0.0, 0.0], p0.dtype), jnp.array([0.0, 1.0, 0.0], p0.dtype)
     axis0 = _normalize(p0)
     normal = jnp.cross(p0, p1)
-    parallel = jnp.sqrt(normal @ normal) < MINVAL
+    parallel = safe_norm(normal) < MINVAL
     mag = jnp.abs(axis0)
     i = jnp.where((mag[1] > mag[0]) & (mag[1] > mag[2]), 1, jnp.where((mag[2] > mag[0]) & (mag[2] > mag[1]), 2, 0))
     other = jnp.ones(3, p0.dtype).at[i].set(0.0)
@@ -170,14 +189,13 @@ def wrap_points(p0, p1, side, radius, cylinder: bool):
                                        _normalize(jnp.stack([side @ axis0, side @ axis1])) * radius, radius)
     if side is not None:
         inside_wraps, t = wrap_inside(d0, d1, radius)
-        inside = jnp.sqrt(side @ side) < radius
+        inside = safe_norm(side) < radius
         wraps = jnp.where(inside, inside_wraps, wraps)
         t0, t1, theta = jnp.where(inside, t, t0), jnp.where(inside, t, t1), jnp.where(inside, 0.0, theta)
     w0, w1 = axis0 * t0[0] + axis1 * t0[1], axis0 * t1[0] + axis1 * t1[1]
-    far = (jnp.sqrt(p0 @ p0) >= MINVAL) & (jnp.sqrt(p1 @ p1) >= MINVAL)
+    far = (safe_norm(p0) >= MINVAL) & (safe_norm(p1) >= MINVAL)
     if cylinder:
-        L0 = jnp.sqrt(jnp.sum((p0[:2] - w0[:2]) ** 2))
-        L1 = jnp.sqrt(jnp.sum((p1[:2] - w1[:2]) ** 2))
+        L0, L1 = safe_norm(p0[:2] - w0[:2]), safe_norm(p1[:2] - w1[:2])
         total = L0 + radius * theta + L1
         total = jnp.where(total > 0, total, 1.0)
         w0 = w0.at[2].set(p0[2] + (p1[2] - p0[2]) * L0 / total)
