@@ -3,7 +3,7 @@ tests/io/generate_spatial_wrap_golden.py; needs mujoco 4.x; writes tests/io/gold
 
 Model: tests/models/spatial_wrap.xml (hinges and slides only, so qpos = jaxbody's q and qvel = u): spatial tendons
 wrapping a sphere and a cylinder with and without side sites (one inside its cylinder), a pulley, actuators on
-them and site transmissions with and without a refsite. Per state (random qpos spread over the joints' useful
+them and site transmissions with and without a refsite (one sharing ancestors with its site's body). Per state (random qpos spread over the joints' useful
 range, random qvel and ctrl, seeded): qpos, qvel, ctrl, ten_length, ten_velocity, ten_J (dense), ten_wrapnum
 (how many wrap points each tendon used: which segments wrapped), actuator_length, actuator_velocity,
 actuator_moment (dense), actuator_force, qfrc_actuator, qfrc_passive, and, with MuJoCo's constraints disabled
@@ -39,14 +39,14 @@ def main():
     free = mujoco.MjModel.from_xml_path(MODEL)
     free.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
     df = mujoco.MjData(free)
-    rng = np.random.default_rng(35)
+    rng, rng_ctrl = np.random.default_rng(35), np.random.default_rng(36)
     keys = ("qpos", "qvel", "ctrl", "ten_length", "ten_velocity", "ten_J", "ten_wrapnum", "actuator_length",
             "actuator_velocity", "actuator_moment", "actuator_force", "qfrc_actuator", "qfrc_passive", "qacc", "M")
     out = {k: [] for k in keys}
     for _ in range(N_STATES):
         d.qpos[:] = rng.uniform(-1, 1, m.nq) * SPREAD
         d.qvel[:] = rng.normal(size=m.nv)
-        d.ctrl[:] = rng.uniform(-1.2, 1.2, m.nu)
+        d.ctrl[:] = rng_ctrl.uniform(-1.2, 1.2, m.nu)
         mujoco.mj_forward(m, d)
         df.qpos[:], df.qvel[:], df.ctrl[:] = d.qpos, d.qvel, d.ctrl
         mujoco.mj_forward(free, df)
