@@ -184,3 +184,40 @@ def test_actuator_force_gradient_matches_central_differences():
         return handle.calc_actuator_outputs(model, s).mobility_forces
 
     assert_grad_matches_fd(jax.jit(qfrc), q, 1e-6, 1e-6, "dqfrc/dq", grad=jax.jit(jax.jacfwd(qfrc))(q))
+
+
+MJX_TENDONS = ["fixed_site_wrap", "pulley_fixed_site_wrap", "pulley_site", "pulley_site_wrap", "pulley_wrap",
+               "site_wrap", "tendon", "wrap_sidesite"]   # mujoco-mjx's test files with wrap geoms or pulleys
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("stem", MJX_TENDONS)
+def test_mjx_wrap_tendon_files_match_mujoco(stem):
+    """Every tendon of mujoco-mjx's wrapping/pulley test files (the pip sweep's files with such tendons; none in
+    dm_control or gymnasium): ten_length and ten_velocity vs MuJoCo run here, at 5 random states."""
+    mujoco = pytest.importorskip("mujoco")
+    path = os.path.join(os.path.dirname(mujoco.__file__), "mjx", "test_data", "tendon", f"{stem}.xml")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} not installed")
+    from jaxbody.io.mjcf_tendons import length_and_rate, tendon_path
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        imported = jb.io.load_mjcf(path, contact=False)
+    model = imported.system.realize_topology()
+    name = lambda kind, i, default: mujoco.mj_id2name(m, kind, i) or f"{default}{i}"  # noqa: E731
+    mobods = [imported.bodies[name(mujoco.mjtObj.mjOBJ_BODY, b, "body")] for b in range(m.nbody)]
+    joints = [name(mujoco.mjtObj.mjOBJ_JOINT, j, "joint") for j in range(m.njnt)]
+    tendons = [tendon_path(m, t, imported.coordinates, joints, mobods) for t in range(m.ntendon)]
+    evaluate = jax.jit(lambda s: [length_and_rate(*p, model.realize(s, jb.Stage.Velocity)) for p in tendons])
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        d.qpos[:] = m.qpos0
+        scalar = [j for j in range(m.njnt) if m.jnt_type[j] in (2, 3)]
+        d.qpos[m.jnt_qposadr[scalar]] += rng.uniform(-0.5, 0.5, len(scalar))
+        d.qvel[:] = rng.normal(size=m.nv)
+        mujoco.mj_forward(m, d)
+        q, u = imported.from_mujoco(d.qpos.copy(), d.qvel.copy())
+        for t, (L, Ldot) in enumerate(evaluate(model.default_state().set_q(q).set_u(u))):
+            assert_close([L, Ldot], [d.ten_length[t], d.ten_velocity[t]], 1e-10, f"{stem} tendon {t}")
