@@ -25,9 +25,9 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
 * ``<option>``: gravity, the ``<flag>`` s spring, damper, limit, frictionloss, gravity, equality and
   constraint honoured as MuJoCo honours them, timestep and integrator recorded (jaxbody.io.mjcf_options).
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, joint
-  frictionloss (smooth Coulomb friction, ``friction="smooth"``), fixed-tendon spring-dampers and joint-limit
+  frictionloss (smooth Coulomb friction, ``friction="smooth"``), tendon spring-dampers and joint-limit
   stops become force elements (jaxbody.io.mjcf_passive), tendon-limit stops too (fixed tendons and spatial
-  tendons through sites; jaxbody.io.mjcf_tendons); tendon frictionloss and the other passive attributes
+  tendons through sites, sphere/cylinder wrap geoms and pulleys; jaxbody.io.mjcf_tendons); tendon frictionloss and the other passive attributes
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities); a tendon's ``armature`` becomes a ``jb.TendonArmature`` (J^T a J in M,
