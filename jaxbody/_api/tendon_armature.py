@@ -2,7 +2,8 @@
 
 A tendon's armature is a rotor inertia a (>= 0) moving with the tendon's length L: kinetic energy ``a Ldot^2 / 2``,
 so M gains ``a J^T J`` (J = dL/du). ``Spatial`` takes the tendon as straight segments through body-fixed
-stations (an MJCF spatial tendon through sites), ``Fixed`` as ``L = sum_i c_i q_i`` (an MJCF fixed tendon).
+stations (an MJCF spatial tendon through sites), ``Fixed`` as ``L = sum_i c_i q_i`` (an MJCF fixed tendon),
+``OnPath`` any jaxbody path (e.g. an MJCF spatial tendon with pulleys, jaxbody._dynamics.paths.mujoco_wrap).
 Validated on the host (InvalidArgument naming the tendon); the path's stations or coefficients and the armature
 are Model leaves (``model.tendon_armatures[k]``, k the index these builders return). Constraints see the
 armature: the constrained solve uses ``(M + J^T A J)^-1``.
@@ -14,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.mobilized_body import MobilizedBody
+from jaxbody._dynamics.paths.base import Path
 from jaxbody._dynamics.paths.tendon_paths import CoordinatePath, StationPath
 from jaxbody._dynamics.tendon_armature import TendonArmature as TendonArmatureElement
 from jaxbody.errors import InvalidArgument
@@ -46,6 +48,16 @@ class TendonArmature:
                 raise InvalidArgument(f"{label}: point {k}'s station must be 3 finite numbers, got {station!r}")
         path = StationPath(bodies=tuple(m.index for m, _ in points),
                            stations=jnp.asarray(np.array([s for _, s in points], dtype=float)))
+        return _add(matter, _Builder(name, path, float(armature)))
+
+    @staticmethod
+    def OnPath(matter, name: str, armature, path) -> int:
+        """Armature ``armature`` on the length of ``path``, any jaxbody path (a
+        ``jaxbody._dynamics.paths.base.Path``, e.g. an MJCF spatial tendon with pulleys). Returns the tendon's
+        index in ``model.tendon_armatures``."""
+        label = _check(matter, name, armature)
+        if not isinstance(path, Path):
+            raise InvalidArgument(f"{label}: path must be a jaxbody Path, got {type(path).__name__}")
         return _add(matter, _Builder(name, path, float(armature)))
 
     @staticmethod

@@ -25,9 +25,9 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
 * ``<option>``: gravity, the ``<flag>`` s spring, damper, limit, frictionloss, gravity, equality and
   constraint honoured as MuJoCo honours them, timestep and integrator recorded (jaxbody.io.mjcf_options).
 * Gravity is ``<option gravity>`` (zero when the gravity flag is disabled). Joint springs and dampers, joint
-  frictionloss (smooth Coulomb friction, ``friction="smooth"``), fixed-tendon spring-dampers and joint-limit
+  frictionloss (smooth Coulomb friction, ``friction="smooth"``), tendon spring-dampers and joint-limit
   stops become force elements (jaxbody.io.mjcf_passive), tendon-limit stops too (fixed tendons and spatial
-  tendons through sites; jaxbody.io.mjcf_tendons); tendon frictionloss and the other passive attributes
+  tendons through sites, sphere/cylinder wrap geoms and pulleys; jaxbody.io.mjcf_tendons); tendon frictionloss and the other passive attributes
   jaxbody does not model warn, naming the joints. A joint's ``armature`` becomes its mobilizer's armature
   (``MobilizedBody.set_default_armature``: added to M's diagonal, as MuJoCo does; a free joint's (v, w) dofs
   map to jaxbody's (w, v) mobilities); a tendon's ``armature`` becomes a ``jb.TendonArmature`` (J^T a J in M,
@@ -37,8 +37,8 @@ Mapping (checked against MuJoCo in tests/io/test_mjcf.py):
   when the file disables the ``contact`` (or ``constraint``) flag or ``contact=False`` is passed.
 * ``ImportedModel.default_state`` is MuJoCo's qpos0 (a free joint at its body's pose in the file), ``keyframe(name)``
   a ``<key>``'s time, qpos and qvel; ``from_mujoco``/``to_mujoco`` convert (jaxbody.io.engine_coordinates).
-* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints
-  and fixed tendons) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
+* Actuators (motor, position, velocity, intvelocity, damper, cylinder, muscle, general on hinge/slide joints,
+  fixed and spatial tendons, and sites with or without a refsite) become one element computing MuJoCo's actuator_force (jaxbody.io.mjcf_actuators): the
   State's controls are MuJoCo's ctrl, its z (after any earlier elements') MuJoCo's act.
 """
 
@@ -183,25 +183,25 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     if "equality" in disabled:  # MuJoCo ignores them; kept, disabled by default, for the user to enable
         for c in constraints.values():
             c.set_disabled_by_default(True)
-    _, unmodelled = add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods)
-    warn_unmodelled("MJCF", "tendon armature of tendons that wrap geoms or use pulleys", unmodelled, stacklevel=2)
+    add_tendon_armature(mujoco, m, matter, coordinates, joint_names, mobods)
     gravity = np.zeros(3) if "gravity" in disabled else np.array(m.opt.gravity)
     Force.UniformGravity(forces, matter, gravity)
     if up_direction_against(gravity) is not None:  # pictures show the model upright
         system.set_up_direction(up_direction_against(gravity))
-    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits and "limit" not in disabled,
+    passive, stops = add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, mobods,
+                                      joint_limits and "limit" not in disabled,
                                       limit_time_constant, limit_dissipation, friction, friction_transition_velocity,
                                       disabled)
     if joint_limits and "limit" not in disabled:
         tendon_stops, unmodelled = add_tendon_limits(mujoco, m, forces, coordinates, joint_names, mobods,
                                                      limit_time_constant, limit_dissipation)
         stops.update({f"tendon {n}": h for n, h in tendon_stops.items()})
-        warn_unmodelled("MJCF", "limit (range) of tendons that wrap geoms, use pulleys or do not move at qpos0",
+        warn_unmodelled("MJCF", "limit (range) of tendons that do not move at qpos0",
                         unmodelled, stacklevel=2)
     for body, handles in add_mjcf_fluid(mujoco, m, forces, mobods, body_names,
                                         [_inertial_frame(m, b) for b in range(m.nbody)], disabled).items():
         passive[f"fluid {body}"] = handles
-    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names)
+    actuators = add_mjcf_actuators(mujoco, m, forces, coordinates, joint_names, mobods)
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
         contact_transition_velocity) if contact and "contact" not in disabled else None

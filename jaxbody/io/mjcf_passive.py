@@ -18,16 +18,17 @@ checked against MuJoCo's qacc in tests/io/test_io_passive.py):
   velocity component as MuJoCo; on ball and free rotations MuJoCo bounds each qvel component (child frame)
   and jaxbody each u component (ball: parent frame F; free: Ground), so there the axes of the per-component
   bound differ. ``friction="ignore"``: warned, naming the joints, and left out.
-* fixed tendons (joint wraps: L = sum_i coef_i q_i) with ``stiffness`` k, ``damping`` c and spring length
-  range [L_lo, L_hi] (``tendon_lengthspring``; one ``springlength`` gives L_lo = L_hi): tension
-  ``F = -k (L - L_hi)`` above the range, ``-k (L - L_lo)`` below, 0 between, minus ``c Ldot``, applied as
-  ``coef_i F`` on u_i (a ``Force.Custom`` per tendon, PE ``k (L - bound)^2 / 2``).
+* tendons (fixed: L = sum_i coef_i q_i; spatial, through sites, wrap geoms and pulleys: jaxbody.io.mjcf_tendons)
+  with ``stiffness`` k, ``damping`` c and spring length range [L_lo, L_hi] (``tendon_lengthspring``; one
+  ``springlength`` gives L_lo = L_hi): tension ``F = -k (L - L_hi)`` above the range, ``-k (L - L_lo)`` below, 0
+  between, minus ``c Ldot``, applied as the generalized force ``F dL/du`` (fixed: ``coef_i F`` on u_i; a
+  ``Force.Custom`` per tendon, PE ``k (L - bound)^2 / 2``).
 * limited hinge and slide joints: ``Force.MobilityLinearStop`` at ``range`` (``jaxbody.io._passive``: stiffness
   M_ii / tau^2 with MuJoCo's ``dof_M0``, armature included); not added with ``joint_limits=False``.
 
 Tendon limits: jaxbody.io.mjcf_tendons. Warned, naming the joints or tendons, and not modelled: tendon
 ``frictionloss``, MuJoCo 4's polynomial stiffness and damping coefficients and ``springyield`` (plasticity),
-ball-joint cone limits, tendon friction loss, springs and dampers of spatial tendons, body ``gravcomp``. Fluid
+ball-joint cone limits, tendon friction loss, body ``gravcomp``. Fluid
 forces: jaxbody.io.mjcf_fluid; tendon armature: jaxbody.io.mjcf_tendons.
 """
 
@@ -37,24 +38,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._api.force import Force
-from jaxbody._math.spatial import quaternion_from_rotation
+from jaxbody._dynamics.actuators.mujoco_transmissions import relative_rotation_vector
 from jaxbody.io._frames import quaternion_matrix
 from jaxbody.io._passive import add_limit_stop, warn_unmodelled
 from jaxbody.io.mjcf_tendons import length_and_rate, tendon_names, tendon_path, tension_forces
 
 _FREE, _BALL = 0, 1
-_WRAP_JOINT = 1
-
-
-def rotation_vector(R):
-    """Rotation vector (3,) of the rotation R (3, 3): angle in [0, pi] times the unit axis (MuJoCo's
-    ``mju_quat2Vel`` of R's quaternion); zero-safe for gradients."""
-    quat = quaternion_from_rotation(R)  # w >= 0
-    w, v = quat[0], quat[1:]
-    s2 = jnp.sum(v * v)
-    small = s2 < 1e-24
-    s = jnp.sqrt(jnp.where(small, 1.0, s2))
-    return v * jnp.where(small, 2.0 / w, 2.0 * jnp.arctan2(s, w) / s)
 
 
 def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, name: str):
@@ -65,7 +54,7 @@ def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, n
 
     def deflections(state, p):
         R, pos = state.position.R_FM[mobod.index], state.position.p_FM[mobod.index]
-        return R, rotation_vector(p["R_s"].T @ R), pos - p["p_s"]
+        return R, relative_rotation_vector(p["R_s"].T @ R), pos - p["p_s"]
 
     def calc_force(model, state, p):
         R, dif, dp = deflections(state, p)
@@ -81,13 +70,8 @@ def _rotation_spring(forces, mobod, free: bool, stiffness: float, qpos_spring, n
     return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF spring {name}")
 
 
-def _fixed(m, t: int) -> bool:
-    """Whether tendon t is a fixed tendon (joint wraps only)."""
-    return all(m.wrap_type[w] == _WRAP_JOINT for w in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]))
-
-
 def _tendon_spring_damper(forces, static, params, stiffness, damping, lengthspring, name):
-    """A fixed tendon's spring-damper (see the module doc) as a Force.Custom; ``static``, ``params``: its length
+    """A tendon's spring-damper (see the module doc) as a Force.Custom; ``static``, ``params``: its length
     function (jaxbody.io.mjcf_tendons.tendon_path)."""
     params = {**params, "stiffness": jnp.asarray(stiffness), "damping": jnp.asarray(damping),
               "lower": jnp.asarray(lengthspring[0]), "upper": jnp.asarray(lengthspring[1])}
@@ -107,7 +91,7 @@ def _tendon_spring_damper(forces, static, params, stiffness, damping, lengthspri
     return Force.Custom(forces, calc_force, calc_potential_energy, params, name=f"MJCF tendon {name}")
 
 
-def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: bool, time_constant: float,
+def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, mobods, joint_limits: bool, time_constant: float,
                      dissipation: float, friction: str, transition_velocity: float, disabled=frozenset()):
     """Springs, dampers, joint friction (``friction="smooth"``), tendon spring-dampers and limit stops of the
     compiled model ``m``, added to ``forces``; what ``disabled`` (``<option><flag>`` names, jaxbody.io.mjcf_options)
@@ -140,10 +124,10 @@ def add_mjcf_passive(mujoco, m, forces, coordinates, joint_names, joint_limits: 
             del passive[name]
     for t, name in enumerate(tendon_names(mujoco, m)):
         stiffness, damping = float(m.tendon_stiffness[t]) * spring, float(m.tendon_damping[t]) * damper
-        if (stiffness == 0 and damping == 0) or not _fixed(m, t):  # spatial tendons: warned by _warn_unmodelled
+        if stiffness == 0 and damping == 0:
             continue
         passive[f"tendon {name}"] = [_tendon_spring_damper(
-            forces, *tendon_path(m, t, coordinates, joint_names, None), stiffness, damping,
+            forces, *tendon_path(m, t, coordinates, joint_names, mobods), stiffness, damping,
             np.array(m.tendon_lengthspring[t], dtype=float), name)]
     stops = {}
     if joint_limits:
@@ -179,7 +163,5 @@ def _warn_unmodelled(mujoco, m, joint_names, joint_limits, friction, disabled):
     warn_unmodelled(source, "polynomial tendon stiffness or damping",
                     by_tendon(np.any(m.tendon_stiffnesspoly != 0, axis=1) | np.any(m.tendon_dampingpoly != 0, axis=1)))
     warn_unmodelled(source, "tendon springyield (plasticity)", by_tendon(m.tendon_springyield))
-    warn_unmodelled(source, "stiffness and damping of spatial tendons", by_tendon(
-        [not _fixed(m, t) and (m.tendon_stiffness[t] != 0 or m.tendon_damping[t] != 0) for t in range(m.ntendon)]))
     body_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in range(m.nbody)]
     warn_unmodelled(source, "body gravcomp", {body_names[b] for b in np.flatnonzero(m.body_gravcomp)})

@@ -52,8 +52,6 @@ def test_actuator_fields_match_mujoco(name):
     handle = imp.actuators
     out = jax.jit(jax.vmap(lambda s: handle.calc_actuator_outputs(model, model.realize(s, jb.Stage.Velocity))))(
         states_of(imp, model, golden))
-    element = model.forces[handle.index]
-    dof_u = list(element.dof_u)
     for k, record in enumerate(golden["states"]):
         what = f"{name} state {k}"
         assert_close(out.length[k], record["actuator_length"], 1e-10, f"{what}: actuator_length")
@@ -62,8 +60,7 @@ def test_actuator_fields_match_mujoco(name):
         assert_close(out.act_dot[k], record["act_dot"], 1e-10, f"{what}: act_dot")
         u_of_dof = [imp.u_index(j) for j in golden["dof_joint"]]
         assert_close(out.mobility_forces[k][jnp.array(u_of_dof)], record["qfrc_actuator"], 1e-10, f"{what}: qfrc_actuator")
-        moment = np.zeros((len(record["ctrl"]), model.get_num_u()))
-        moment[:, dof_u] = np.asarray(out.moment[k])
+        moment = np.asarray(out.moment[k])   # (nactuator, nu) in jaxbody's u
         assert_close(moment[:, u_of_dof], record["actuator_moment"], 1e-10, f"{what}: actuator_moment")
 
 
@@ -97,14 +94,14 @@ def test_force_gradients_match_central_differences():
 
 
 def test_unsupported_actuators_warn_by_name_and_keep_their_control():
-    xml = """<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size=".1"/><site name="s"/>
+    xml = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/><geom size=".1"/>
              <body pos="0 0 -0.3"><joint name="ball" type="ball"/><geom size=".1"/></body></body></worldbody>
-             <actuator><motor name="ok" joint="j"/><motor name="on_site" site="s" gear="0 0 0 0 0 1"/>
+             <actuator><motor name="ok" joint="j"/><adhesion name="on_body" body="b" ctrlrange="0 1"/>
              <motor name="on_ball" joint="ball"/></actuator></mujoco>"""
-    with pytest.warns(UserWarning, match=r"on_site \(a site transmission\).*on_ball \(a transmission on ball/free"):
+    with pytest.warns(UserWarning, match=r"on_body \(a body \(adhesion.*on_ball \(a transmission on ball/free"):
         imp = load_mjcf(xml)
     model = imp.system.realize_topology()
-    assert model.control_names == ("ok", "on_site", "on_ball")
+    assert model.control_names == ("ok", "on_body", "on_ball")
     out = imp.actuators.calc_actuator_outputs(model, model.realize(
         model.default_state().set_controls(jnp.array([1.0, 1.0, 1.0])), jb.Stage.Velocity))
     assert_close(out.force, [1.0, 0.0, 0.0], 0, "only the supported actuator acts")

@@ -3,9 +3,10 @@
 Per actuator i, with ``ctrl`` its entry of ``State.controls`` (MuJoCo's ``d.ctrl``; clipped to ctrlrange when
 ctrllimited) and ``act`` its activation (the element's ``State.z``, MuJoCo's ``d.act`` order):
 
-* transmission (joint on a hinge or slide, or a fixed tendon): ``length = gear (c . q)``, ``velocity = gear
-  (c . u)``, ``moment = gear c`` over the scalar joints' dofs (``coupling`` row c: 1 on the joint, or the
-  tendon's coefficients);
+* transmission: a joint on a hinge or slide, or a fixed tendon: ``length = gear (c . q)``, ``moment = gear c``
+  over the scalar joints' dofs (``coupling`` row c: 1 on the joint, or the tendon's coefficients); a spatial
+  tendon or a site (``transmissions``, jaxbody._dynamics.actuators.mujoco_transmissions: the tendon's length and
+  dL/du times gear; a site's length and moment with its own 6-vector gear); ``velocity = moment . u``;
 * ``act_dot``: integrator ``ctrl``; filter and filterexact ``(ctrl - act) / max(1e-15, tau)``; muscle
   mju_muscleDynamics (jaxbody._dynamics.actuators.mujoco_curves). With actlimited, an activation at a bound of
   actrange does not move outward (the continuous-time form of MuJoCo's clamp after each step; inside the
@@ -17,11 +18,15 @@ ctrllimited) and ``act`` its activation (the element's ``State.z``, MuJoCo's ``d
   clipped to forcerange when forcelimited;
 * ``qfrc_actuator = moment^T force``, clipped per dof to a joint's actfrcrange when actfrclimited.
 
+``moment`` rows are mobility forces in jaxbody's u (MuJoCo's actuator_moment in qvel where u = qvel: hinges
+and slides).
+
 Every number is a leaf (gear, tendon coefficients, gain/bias/dyn parameters, ranges, lengthrange, acc0 and
-the timestep actearly uses); the actuator types are static, and each formula runs on the actuators of its type
+the timestep actearly uses, the transmissions' paths, stations and gears); the actuator types are static, and each formula runs on the actuators of its type
 only. An actuator MuJoCo computes in a way jaxbody does not (``active`` false: another transmission, a
 plugin, PID or DC-motor types, delay; the importer warns naming it) keeps its control slot and gives no force.
-Cost: O(nactuator + ndof) per evaluation; Dynamics stage (needs Velocity).
+Cost: O(nactuator nu) plus O(nbodies) per path or site transmission per evaluation; Dynamics stage (needs
+Velocity).
 """
 
 from __future__ import annotations
@@ -33,12 +38,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._dynamics.actuators import mujoco_curves as curves
+from jaxbody._dynamics.actuators.mujoco_transmissions import PathTransmission
 from jaxbody._dynamics.forces import ForceElement, no_body_forces
 
 
 class ActuatorOutputs(NamedTuple):
-    """MuJoCo's mjData actuator fields: actuator_length, actuator_velocity, actuator_moment (nactuator, ndof)
-    over ``MujocoActuators.dof_u``, actuator_force (nactuator,), act_dot (na,), and qfrc_actuator as jaxbody
+    """MuJoCo's mjData actuator fields: actuator_length, actuator_velocity, actuator_moment (nactuator, nu) as
+    mobility forces in jaxbody's u, actuator_force (nactuator,), act_dot (na,), and qfrc_actuator as jaxbody
     mobility forces (nu,)."""
 
     length: jnp.ndarray
@@ -65,9 +71,10 @@ class MujocoActuators(ForceElement):
     "affine", "muscle"), ``bias_type`` ("none", "affine", "muscle"), ``dyn_type`` ("none", "integrator",
     "filter", "filterexact", "muscle"), ``act_index`` (its z index or -1), ``actearly``, ``ctrllimited``,
     ``forcelimited``, ``actlimited``, ``active``; ``dof_q``/``dof_u`` the scalar joints' q and u indices;
-    ``clamped_dofs`` the dofs with a joint actfrcrange; ``num_act`` MuJoCo's na (this element's z). Leaves: gear (n,), coupling (n, ndof), gainprm,
-    biasprm, dynprm (n, 10), ctrlrange, forcerange, actrange, lengthrange (n, 2), acc0 (n,), actfrcrange
-    (ndof, 2), timestep ()."""
+    ``clamped_dofs`` the dofs with a joint actfrcrange; ``num_act`` MuJoCo's na (this element's z). Leaves: gear
+    (n,) (MuJoCo's gear[0]; a site transmission has its own), coupling (n, ndof), gainprm, biasprm, dynprm
+    (n, 10), ctrlrange, forcerange, actrange, lengthrange (n, 2), acc0 (n,), actfrcrange (ndof, 2), timestep (),
+    ``transmissions`` (a tuple of PathTransmission / SiteTransmission, each naming its actuator row)."""
 
     gain_type: tuple = eqx.field(static=True)
     bias_type: tuple = eqx.field(static=True)
@@ -94,6 +101,7 @@ class MujocoActuators(ForceElement):
     acc0: jnp.ndarray
     actfrcrange: jnp.ndarray
     timestep: jnp.ndarray
+    transmissions: tuple = ()
     first_control: int = eqx.field(static=True, default=-1)
 
     def num_controls(self) -> int:
@@ -117,13 +125,24 @@ class MujocoActuators(ForceElement):
         clipped = jnp.clip(ctrl, self.ctrlrange[:, 0], self.ctrlrange[:, 1])
         return jnp.where(np.array(self.ctrllimited, bool), clipped, ctrl)
 
+    def _lengths_and_moments(self, model, state):
+        """``(length (n,), moment (n, nu))``: every actuator's transmission (module doc). Needs Position."""
+        joint_moment = self.gear[:, None] * self.coupling
+        length = joint_moment @ state.q[np.array(self.dof_q, int)]
+        moment = jnp.zeros((self.num_controls(), model.topology.nu), length.dtype)
+        moment = moment.at[:, np.array(self.dof_u, int)].set(joint_moment)
+        for t in self.transmissions:
+            L, row = t.length_and_moment(model, state)
+            scale = self.gear[t.row] if isinstance(t, PathTransmission) else 1.0
+            length, moment = length.at[t.row].set(scale * L), moment.at[t.row].set(scale * row)
+        return length, moment
+
     def calc_outputs(self, model, state, z) -> ActuatorOutputs:
         """MuJoCo's actuator fields at ``state`` (realized to Velocity) with activations ``z`` (na,)."""
         dtype = state.q.dtype
         n = self.num_controls()
-        moment = self.gear[:, None] * self.coupling
-        length = moment @ state.q[np.array(self.dof_q, int)]
-        velocity = moment @ state.u[np.array(self.dof_u, int)]
+        length, moment = self._lengths_and_moments(model, state)
+        velocity = moment @ state.u
         ctrl = self._controls(state)
         with_act = np.array([a >= 0 for a in self.act_index])
         act_rows, act_slots = np.flatnonzero(with_act), np.array([a for a in self.act_index if a >= 0], int)
@@ -156,10 +175,10 @@ class MujocoActuators(ForceElement):
         force = jnp.where(np.array(self.forcelimited, bool),
                           jnp.clip(force, self.forcerange[:, 0], self.forcerange[:, 1]), force)
         force = jnp.where(np.array(self.active, bool), force, 0.0)
-        qfrc = moment.T @ force
+        f = moment.T @ force
         clamped = np.array(self.clamped_dofs, int)
-        qfrc = qfrc.at[clamped].set(jnp.clip(qfrc[clamped], self.actfrcrange[clamped, 0], self.actfrcrange[clamped, 1]))
-        f = jnp.zeros(model.topology.nu, dtype).at[np.array(self.dof_u, int)].add(qfrc)
+        u = np.array(self.dof_u, int)[clamped]
+        f = f.at[u].set(jnp.clip(f[u], self.actfrcrange[clamped, 0], self.actfrcrange[clamped, 1]))
         outward = limited & (((act >= hi) & (act_dot > 0)) | ((act <= lo) & (act_dot < 0)))
         act_dot = jnp.where(outward, 0.0, act_dot)
         zdot = jnp.zeros(self.num_act, dtype).at[act_slots].set(act_dot[act_rows])
