@@ -1,27 +1,33 @@
 """A Moco-style predictive problem on arm26, muscle-driven, by direct collocation with jaxbody's exact derivatives.
 
-The problem (OpenSim Moco's MocoStudy with a MocoControlGoal, stated for jaxbody's State):
+The model is prepared as Moco's examples prepare theirs (``ModOpReplaceMusclesWithDeGrooteFregly2016`` and
+``ModOpIgnoreTendonCompliance``): arm26's six Thelen2003Muscles become DeGrooteFregly2016Muscles with rigid tendons
+on the same wrapped paths (``replace_muscles_with_degroote``); the State is (q, u, activations). The problem
+(Moco's MocoStudy with a MocoControlGoal):
 
     minimize    (1/T) integral_0^T sum_m e_m(t)^2 dt                       (excitations e, the controls)
     subject to  x' = f(x, e): jaxbody's state derivative (q' = u, u' = udot from a realize to Acceleration,
-                the muscles' activation and fiber-length derivatives State.z' from the Dynamics stage)
+                the muscles' State.z' from the Dynamics stage)
                 elbow from 0 at rest to FLEXION rad at rest in T s; the other coordinates start at their default
-                value at rest and end at rest anywhere in their range; each muscle's fiber starts at rest
-                (fiber-length derivative 0 at t = 0, Thelen's equilibrium)
-                e in [0.01, 1], activations in [0.01, 1], fiber lengths in [0.2, 1.8] x optimal, q in range.
+                value at rest and end at rest anywhere; (with compliant tendons: each fiber starts at rest)
+                e in [0.01, 1], activations in [0.01, 1] (fiber lengths in [0.2, 1.8] x optimal).
+The coordinates are not bounded by their ranges (the elbow dips below 0 on the way when the model allows it).
 
 Trapezoidal collocation on N nodes (Moco's "trapezoidal" transcription): unknowns x_k and e_k at every node,
 defects x_{k+1} - x_k - h/2 (f_k + f_{k+1}) = 0. f is evaluated at all nodes by one ``jax.vmap``, and its
 Jacobians (df/dx, df/de) per node by ``jax.vmap(jax.jacfwd(f))``: exact to rounding, no finite differences.
-They are assembled into the dense constraint Jacobian (small enough here: ~1100 unknowns at N = 51).
+They are assembled into the dense constraint Jacobian C (small enough here).
 
-The solver (JAX + numpy only): an augmented Lagrangian L = J + lam.c + rho/2 |c|^2 on the box, minimized by
-projected Gauss-Newton steps (Hessian grad^2 J + rho C^T C + mu I, exact gradient; variables at a bound whose
-gradient pushes outward are held; Armijo backtracking on the projected path); after each inner solve
-lam += rho c, and rho grows tenfold when |c| did not fall by 4. It stops when max |c| <= DEFECT_TOL and the
-projected gradient of the Lagrangian is small. The solution is then checked by forward simulation: RK4 of the
-optimal excitations (linear between nodes, as trapezoidal collocation assumes; evaluated at each RK4 step's
-midpoint and held over it) from the first node, compared with the collocation states at the nodes.
+The solver (JAX + numpy only) is a primal interior-point method: log barriers mu on the bounds, Newton-KKT steps
+[[H, -C^T], [C, 0]] with H the objective's exact (diagonal) Hessian plus the barrier's (no constraint curvature:
+a Gauss-Newton-like Hessian of the Lagrangian), fraction-to-the-boundary 0.99, a backtracking line search on
+the l1 merit (or a 10 % drop of the infeasibility), mu divided by 10 whenever the barrier problem is solved, to
+MIN_BARRIER. It stops at max |defect| <= DEFECT_TOL with the Lagrangian's stationarity <= OPTIMALITY_TOL. The
+solution is checked by forward simulation (``forward_simulation``: RK4 of the optimal excitations).
+
+Why DeGroote: Thelen's activation dynamics switch time constants at e = a and its fiber velocity is clamped;
+at such kinks the Newton-KKT iteration stalled here (defects stuck near 3e-3 on a two-muscle elbow), which is
+also why Moco uses DeGrooteFregly2016 muscles for optimal control.
 
     PYTHONPATH=. python3 examples/moco_style_arm26.py            # arm26, N = 51 nodes, T = 0.8 s
 """
@@ -262,3 +268,55 @@ def solve(problem, max_iterations=150, log=print):
     return dict(z=z, iterations=iteration, violation=float(np.abs(c).max()), objective=float(J),
                 stationarity=float(kkt), barrier=mu, solve_s=time.perf_counter() - t0, compile_s=compile_s,
                 history=history)
+
+
+def forward_simulation(problem, z, substeps=10):
+    """The nodes' states (nodes, nx) from RK4 (``jb.simulate``, h / substeps per step) of the optimal excitations
+    from the first node's state: excitations linear between nodes, evaluated at each step's midpoint and held
+    over the step (the integrators' zero-order hold). One jit; the muscles' derivative is jaxbody's own."""
+    model, nq, nu = problem.model, problem.model.get_num_q(), problem.model.get_num_u()
+    base = problem.imported.default_state(model)
+    X, E = (jnp.asarray(a) for a in problem.split(z))
+    dt = problem.duration / (problem.nodes - 1) / substeps
+    fractions = (jnp.arange(substeps) + 0.5) / substeps
+
+    @jax.jit
+    def run(X, E):
+        def interval(state, k):
+            def step(s, w):
+                return jb.simulate(model, s.set_controls((1 - w) * E[k] + w * E[k + 1]), dt, 1)[0], None
+            state, _ = jax.lax.scan(step, state, fractions)
+            return state, jnp.concatenate([state.q, state.u, state.z])
+        state0 = base.set_q(X[0, :nq]).set_u(X[0, nq:nq + nu]).set_z(X[0, nq + nu:])
+        return jnp.concatenate([X[:1], jax.lax.scan(interval, state0, jnp.arange(problem.nodes - 1))[1]])
+
+    return np.asarray(run(X, E))
+
+
+def main(small=False, model_file=ARM26, coordinate="r_elbow_flex", log=print):
+    """Solve the problem on ``model_file`` (its Thelen muscles replaced as Moco's examples do) and check it by
+    forward simulation; ``small``: 11 nodes. Returns the solve's dict plus the problem and the check's errors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the replaced muscles' Thelen-only fields are not read
+        imported = jb.io.load_osim(replace_muscles_with_degroote(pathlib.Path(model_file).read_text()))
+    t0 = time.perf_counter()
+    problem = build_problem(imported, coordinate, nodes=11 if small else NODES)
+    setup_s = time.perf_counter() - t0
+    result = solve(problem, log=log)
+    X, E = problem.split(result["z"])
+    simulated = forward_simulation(problem, result["z"])
+    nq = problem.model.get_num_q()
+    result.update(problem=problem, setup_s=setup_s, X=X, E=E, simulated=simulated,
+                  q_error=float(np.abs(simulated[:, :nq] - X[:, :nq]).max()),
+                  final_angle_error=float(abs(simulated[-1, imported.q_index(coordinate)] - FLEXION)))
+    log(f"{problem.nodes} nodes, {problem.guess.size} unknowns, {result['iterations']} Newton iterations; "
+        f"max |defect| {result['violation']:.1e}, stationarity {result['stationarity']:.1e}, objective "
+        f"{result['objective']:.5f}; setup {setup_s:.1f} s, compile {result['compile_s']:.1f} s, solve "
+        f"{result['solve_s']:.2f} s")
+    log(f"forward simulation of the optimal excitations: max |q - q_collocation| {result['q_error']:.2e} rad, "
+        f"final {coordinate} off by {np.degrees(result['final_angle_error']):.3f} deg")
+    return result
+
+
+if __name__ == "__main__":
+    main()
