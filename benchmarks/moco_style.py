@@ -23,8 +23,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from script_runner import load_example  # noqa: E402

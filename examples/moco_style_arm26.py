@@ -65,7 +65,7 @@ MIN_BARRIER = 1e-8
 #: What a Thelen2003Muscle has and a DeGrooteFregly2016Muscle does not (``replace_muscles_with_degroote``).
 THELEN_ONLY = ("FmaxTendonStrain", "FmaxMuscleStrain", "KshapeActive", "KshapePassive", "Af", "Flen",
                "fv_linear_extrap", "minimum_activation", "ignore_activation_dynamics", "default_fiber_length",
-               "maximum_pennation_angle", "minimum_fiber_length", "optimal_force", "default_activation")
+               "maximum_pennation_angle", "minimum_fiber_length")
 
 
 def replace_muscles_with_degroote(osim_text, ignore_tendon_compliance=True):
