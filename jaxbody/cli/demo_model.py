@@ -4,7 +4,9 @@ The model is read with ``jaxbody.io`` (``load_urdf``, ``load_mjcf`` or ``load_os
 extension), its visual geometry becomes decorations (``jaxbody.viz.visuals``), and every lane of the batch
 starts at the default configuration with its own random generalized speeds (projected onto the velocity
 constraints when the model has any). One ``jit(vmap(simulate))`` integrates the batch with RK4; lane 0 is
-written as an animation and its q, u, energy and constraint errors as a PNG.
+written as an animation and its q, u, energy and constraint errors as a PNG. A model with muscles (an OpenSim
+file's Thelen, Millard, DeGroote or rigid-tendon muscles) is driven by them instead: every lane starts from the
+equilibrated default State at rest and follows a two-phase excitation pattern (``jaxbody.cli.demo_muscles``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import pathlib
 import time
 
 import numpy as np
+
+from jaxbody.cli import demo_muscles
 
 DEFAULT_BATCH = 16
 #: s: the model demo's step when neither --dt nor the file (MJCF ``<option timestep>``) gives one.
@@ -118,9 +122,10 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=MODEL_DT, out="
     ``imported`` is a ``jaxbody.io`` import record before ``realize_topology()``: ``.system``, ``.bodies``,
     ``.visuals`` (see ``jaxbody.viz.visuals``; those that cannot be drawn are skipped with a warning;
     ``cylinder_axis`` "y" for OpenSim's, "z" for URDF's and MJCF's); the importer has set the up direction.
-    Lanes start from the file's default State (``random_speeds``). ``steps`` is rounded down to
+    Lanes start from the file's default State (``random_speeds``), or, with muscles, equilibrated at rest and
+    driven by them (``results["muscles"]``: what the driven coordinate did). ``steps`` is rounded down to
     ``n_frames`` times the save interval ``steps // n_frames``, so the animation has exactly ``n_frames`` frames
-    (one per saved sample; at most ``steps``); ``meshes`` (see
+    (one per saved sample; at most ``steps``; with muscles, rounded down to even: half per phase); ``meshes`` (see
     ``jaxbody.viz.plot_state``) finds the mesh files, and the plots name coordinates by the record's
     ``.coordinates``. The output paths are checked before anything is simulated. Enables float64.
     """
@@ -137,21 +142,31 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=MODEL_DT, out="
     system = imported.system
     model = system.realize_topology()
     set_view_hints(system, model)
-    n_frames = max(1, min(n_frames, steps))
+    handles = demo_muscles.muscle_handles(imported)
+    phases = 2 if handles else 1                      # muscles: agonists on, then antagonists on
+    n_frames = max(phases, min(n_frames, steps)) // phases * phases
     save_every = steps // n_frames
     steps = save_every * n_frames                    # exactly n_frames saved samples
-    states0 = random_speeds(system, model, np.random.default_rng(seed), batch, speed, imported)
     log(f"jaxbody demo --model: {system.get_matter_subsystem().get_num_bodies() - 1} bodies, "
-        f"nq={model.get_num_q()}, nu={model.get_num_u()}, {n_decorations} decorations; {batch} lanes, "
-        f"RK4 dt={dt:g} s x {steps} steps, float64, backend={jax.default_backend()}")
-
-    run = jax.jit(jax.vmap(lambda s: jb.simulate(model, s, dt, steps, method="rk4", save_every=save_every)[1]))
+        f"nq={model.get_num_q()}, nu={model.get_num_u()}, {len(handles)} muscles, {n_decorations} decorations; "
+        f"{batch} lanes, RK4 dt={dt:g} s x {steps} steps, float64, backend={jax.default_backend()}")
     jb.compiled_available()   # builds the kernels on a machine's first run (timed on its own line), not in compile time
+    if handles:
+        state0 = demo_muscles.equilibrated_default_state(imported, model)
+        arms = demo_muscles.moment_arms(model, state0, list(handles.values()))
+        coordinate, agonists, _ = demo_muscles.choose_agonists(imported, arms, list(handles))
+        levels = demo_muscles.excitation_levels(batch)
+        inputs = jax.numpy.asarray(demo_muscles.phase_controls(model, handles, agonists, levels))
+        run = jax.jit(jax.vmap(lambda c: demo_muscles.muscle_driven_run(model, state0, c, dt, steps // 2,
+                                                                        save_every)))
+    else:
+        inputs = random_speeds(system, model, np.random.default_rng(seed), batch, speed, imported)
+        run = jax.jit(jax.vmap(lambda s: jb.simulate(model, s, dt, steps, method="rk4", save_every=save_every)[1]))
     t0 = time.perf_counter()
-    compiled = run.lower(states0).compile()
+    compiled = run.lower(inputs).compile()
     compile_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    trajectory = jax.block_until_ready(compiled(states0))
+    trajectory = jax.block_until_ready(compiled(inputs))
     wall_s = time.perf_counter() - t0
     log(f"compile time: {compile_s:.2f} s; wall time: {wall_s:.3f} s "
         f"({batch * steps / wall_s:.4g} system-steps/s)")
@@ -159,6 +174,8 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=MODEL_DT, out="
     lane0 = jax.tree_util.tree_map(lambda x: x[0], trajectory)
     results = dict(batch=batch, steps=steps, dt=dt, compile_s=compile_s, wall_s=wall_s, frames=0, out=None,
                    animation=None, finite=bool(np.all(np.isfinite(np.asarray(trajectory.q)))))
+    if handles:
+        results["muscles"] = demo_muscles.report(imported, trajectory, coordinate, handles, agonists, levels, log)
     if animation:
         t0 = time.perf_counter()
         results["frames"] = viz.animate(system, model, lane0, animation, fps=max(1.0, 1.0 / (dt * save_every)),
