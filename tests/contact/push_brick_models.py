@@ -4,7 +4,7 @@ reference, every number like ``examples/push_box_panda.py`` (materials, 1 ms sem
 
 ``pusher`` is ``"brick"`` (a Brick whose front face is parallel to the box's: the Panda's finger pads) or
 ``"sphere"`` (the example's contact sphere). ``make_push(pusher, n_steps)`` returns ``rollout(stroke) -> q``
-((n_steps + 1, nq)) and the box's q slice; ``box_dx(stroke)`` is the box centre's final x displacement (m).
+((n_steps + 1, nq)), the box's q slice and the controlled step; ``dt`` and ``material`` (table, box and pusher) can be changed; ``box_dx(stroke)`` is the box centre's final x displacement (m).
 Used by test_polytope_gradients.py and, as a script, prints jax.jvp against central differences."""
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ PUSHER_RADIUS = 0.01  # m
 KP, KD, PUSHER_MASS = 400.0, 40.0, 1.0
 
 
-def make_push(pusher="brick", n_steps=800, t_settle=0.1, t_push=0.5):
-    """(rollout, box_q): see the module docstring."""
+def make_push(pusher="brick", n_steps=800, t_settle=0.1, t_push=0.5, dt=DT, material=MATERIAL):
+    """(rollout, box_q, step): see the module docstring; ``step(state, (ref, dref, ddref)) -> (state, q)`` is one
+    controlled step of ``dt`` s."""
     system = jb.MultibodySystem()
     matter = jb.SimbodyMatterSubsystem(system)
     forces = jb.GeneralForceSubsystem(system)
@@ -33,43 +34,44 @@ def make_push(pusher="brick", n_steps=800, t_settle=0.1, t_push=0.5):
     contact.set_transition_velocity(0.02)
     ground = matter.Ground()
     down = jb.Transform(jb.Rotation(np.array([[0.0, 0, 1], [0, 1, 0], [-1, 0, 0]])))
-    ground.update_body().add_contact_surface(down, jb.ContactSurface(jb.ContactGeometry.HalfSpace(), MATERIAL))
+    ground.update_body().add_contact_surface(down, jb.ContactSurface(jb.ContactGeometry.HalfSpace(), material))
     inertia = BOX_MASS / 3 * 2 * BOX_HALF**2
     box_body = jb.Body.Rigid(jb.MassProperties(BOX_MASS, np.zeros(3), jb.Inertia(inertia, inertia, inertia)))
-    box_body.add_contact_surface(None, jb.ContactSurface(jb.ContactGeometry.Brick([BOX_HALF] * 3), MATERIAL))
+    box_body.add_contact_surface(None, jb.ContactSurface(jb.ContactGeometry.Brick([BOX_HALF] * 3), material))
     box = jb.MobilizedBody.Free(ground, jb.Transform(), box_body, jb.Transform(), name="box")
     front = PUSHER_HALF[0] if pusher == "brick" else PUSHER_RADIUS
     geometry = (jb.ContactGeometry.Brick(list(PUSHER_HALF)) if pusher == "brick"
                 else jb.ContactGeometry.Sphere(PUSHER_RADIUS))
     pusher_body = jb.Body.Rigid(jb.MassProperties(PUSHER_MASS, np.zeros(3), jb.Inertia(1e-3, 1e-3, 1e-3)))
-    pusher_body.add_contact_surface(None, jb.ContactSurface(geometry, MATERIAL))
+    pusher_body.add_contact_surface(None, jb.ContactSurface(geometry, material))
     x0 = -BOX_HALF - front - GAP
     slider = jb.MobilizedBody.Slider(ground, jb.Transform([x0, 0.0, PUSH_HEIGHT]), pusher_body, jb.Transform(),
                                      name="pusher")
     jb.Force.CoordinateActuator(forces, slider, 0, 1.0, name="push")
     model = system.realize_topology()
     state0 = model.default_state()
-    sink = BOX_MASS * 9.81 / 4 / (0.5 * MATERIAL.get_stiffness())  # each corner's static depth
+    sink = BOX_MASS * 9.81 / 4 / (0.5 * material.get_stiffness())  # each corner's static depth
     box_q = slice(box.q_start, box.q_start + 7)
     state0 = state0.set_q(state0.q.at[box_q].set(jnp.array([1.0, 0, 0, 0, 0, 0, BOX_HALF - sink])))
-    times = DT * jnp.arange(n_steps)
+    times = dt * jnp.arange(n_steps)
     i_q, i_u = slider.q_start, slider.u_start
+
+    def step(state, r):
+        force = PUSHER_MASS * (r[2] + KP * (r[0] - state.q[i_q]) + KD * (r[1] - state.u[i_u]))
+        state = jb.step_semi_explicit_euler(model, state.set_controls(force[None]), dt)
+        return state, state.q
 
     def rollout(stroke):
         s = jnp.clip((times - t_settle) / t_push, 0.0, 1.0)
         ref = stroke * s**3 * (10 - 15 * s + 6 * s**2)
-        dref = jnp.gradient(ref, DT)
-        ddref = jnp.gradient(dref, DT)
-
-        def step(state, r):
-            force = PUSHER_MASS * (r[2] + KP * (r[0] - state.q[i_q]) + KD * (r[1] - state.u[i_u]))
-            state = jb.step_semi_explicit_euler(model, state.set_controls(force[None]), DT)
-            return state, state.q
+        dref = jnp.gradient(ref, dt)
+        ddref = jnp.gradient(dref, dt)
 
         _, q = jax.lax.scan(step, state0, jnp.stack([ref, dref, ddref], -1))
         return jnp.concatenate([state0.q[None], q])
 
-    return rollout, box_q
+    rollout.state0 = state0
+    return rollout, box_q, step
 
 
 if __name__ == "__main__":
@@ -78,7 +80,7 @@ if __name__ == "__main__":
 
     jax.config.update("jax_enable_x64", True)
     pusher = sys.argv[1] if len(sys.argv) > 1 else "brick"
-    rollout, box_q = make_push(pusher)
+    rollout, box_q, _ = make_push(pusher)
 
     @jax.jit
     def run(stroke):
