@@ -3,9 +3,10 @@ table (HalfSpace z < 0), pushed along +x by a second body on a Slider (x) with a
 reference, every number like ``examples/push_box_panda.py`` (materials, 1 ms semi-explicit Euler steps).
 
 ``pusher`` is ``"brick"`` (a Brick whose front face is parallel to the box's: the Panda's finger pads) or
-``"sphere"`` (the example's contact sphere). ``make_push(pusher, n_steps)`` returns ``rollout(stroke) -> q``
-((n_steps + 1, nq)), the box's q slice and the controlled step; ``dt`` and ``material`` (table, box and pusher) can be changed; ``box_dx(stroke)`` is the box centre's final x displacement (m).
-Used by test_polytope_gradients.py and, as a script, prints jax.jvp against central differences."""
+``"sphere"`` (the example's contact sphere). ``make_push(pusher, n_steps, ..., dt, material)`` returns
+``rollout(stroke) -> q`` ((n_steps + 1, nq)), the box's q slice and the controlled step (for Jacobians).
+Used by push_brick_tangent.py; as a script it prints jax.jvp of the box's final x displacement against
+central differences at strokes around 5 cm (not a test: several minutes on 2 cores)."""
 
 from __future__ import annotations
 
