@@ -1,7 +1,8 @@
 """Issue 34's measurement on the push of ``push_brick_models``: the spectral radius of the one-step Jacobian
 d(q, u)_{n+1} / d(q, u)_n along the push (every 20 ms), and d(box dx)/d(stroke) by jax.jvp against central
 differences (h = 1e-4 m). Run: ``PYTHONPATH=. python3 tests/contact/push_brick_tangent.py brick|sphere [dt]
-[equal_friction]`` (the last: static = dynamic friction 0.4, no Stribeck drop). A few minutes on 2 cores."""
+[equal_friction | c=<dissipation s/m>]`` (equal_friction: static = dynamic friction 0.4, no
+Stribeck drop; c=: every surface's dissipation, default 0.5 s/m). A few minutes on 2 cores."""
 import sys, time
 import jax; jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp, numpy as np
@@ -9,7 +10,10 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import push_brick_models as M
 pusher = sys.argv[1]; dt = float(sys.argv[2]) if len(sys.argv) > 2 else 1e-3
 n = int(round(0.8 / dt))
-mat = M.MATERIAL if len(sys.argv) < 4 else __import__("jaxbody").ContactMaterial(5e4, 0.5, 0.4, 0.4)
+option = sys.argv[3] if len(sys.argv) > 3 else ""
+c = float(option[2:]) if option.startswith("c=") else 0.5  # "c=20": dissipation 20 s/m on every surface
+mu_static = 0.4 if option == "equal_friction" else 0.5
+mat = __import__("jaxbody").ContactMaterial(5e4, c, mu_static, 0.4)
 rollout, box_q, step = M.make_push(pusher, n_steps=n, dt=dt, material=mat)
 s0 = rollout.state0
 times = dt * jnp.arange(n)
