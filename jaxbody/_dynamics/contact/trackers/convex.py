@@ -233,29 +233,35 @@ def _curvature(shape_record):
     return 0.0 if radius is None else 1.0 / radius
 
 
-def _inside(P, x):
-    """(n,) bool: points x (n, 3) strictly inside the polytope core P (below every face plane)."""
+def _face_depths(P, x):
+    """Depth of points x (n, 3) inside the polytope core P below its nearest face plane, and that face's unit
+    outward normal: (n,) m (<= 0: on or outside some face plane), (n, 3). Cost O(n nt)."""
     t = P.vertices[P.triangles]
     normal = jnp.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
-    return jnp.all(x @ normal.T < jnp.sum(normal * t[:, 0], -1), -1)
+    normal = normal / spatial.safe_norm(normal)[:, None]
+    height = x @ normal.T - jnp.sum(normal * t[:, 0], -1)  # (n, nt) signed distances to the face planes
+    return -jnp.max(height, -1), normal[jnp.argmax(height, -1)]
 
 
 def polytope_manifold(A, B):
-    """Contact points of two solid polytopes (no radius): every vertex of either inside the other, with its depth
-    along the deepest-feature normal (B's vertex v: ``max_A(n.a) - n.v``) at the midpoint between it and that
-    supporting plane; where no vertex is inside (edge on edge, or apart), the single deepest-feature point.
-    Returns depth (m,), point (m, 3), normal (m, 3), m = nv_A + nv_B + 1; inactive points have depth <= 0."""
+    """Contact points of two solid polytopes (no radius): every vertex of either strictly inside the other, with
+    its depth below the *other* body's nearest face plane and that face's normal (B's vertex v in A: ``min_f
+    (o_f - n_f.v)`` along A's outward ``n_f``; A's vertex in B along minus B's face normal), at the midpoint
+    between the vertex and that plane; where no vertex is inside (edge on edge, or apart), the single
+    deepest-feature point of ``signed_distance``. Each vertex's depth is continuous in both poses (0 where it
+    crosses a face plane) and its derivative is that of the face it is under: with faces (nearly) parallel the
+    depths follow the tilt of the pressed face whichever SAT axis is minimal (one normal from the SAT for all
+    points gave the other body's tilt, a wrong derivative; issue 34).
+    Returns depth (m,), point (m, 3), normal (m, 3) from A to B, m = nv_A + nv_B + 1; inactive points have
+    depth <= 0. Cost O(nv_A nt_B + nv_B nt_A) plus ``signed_distance``."""
     c = signed_distance(A, B)
-    n = c.normal
-    in_A, in_B = _inside(A, B.vertices), _inside(B, A.vertices)  # B's vertices in A; A's in B
-    d_B = jnp.max(A.vertices @ n) - B.vertices @ n
-    d_A = A.vertices @ n - jnp.min(B.vertices @ n)
-    any_inside = jnp.any(in_A) | jnp.any(in_B)
-    depth = jnp.concatenate([jnp.where(in_A, d_B, 0.0), jnp.where(in_B, d_A, 0.0),
-                             jnp.where(any_inside, 0.0, -c.distance)[None]])
-    point = jnp.concatenate([B.vertices + 0.5 * d_B[:, None] * n, A.vertices - 0.5 * d_A[:, None] * n,
+    d_B, n_B = _face_depths(A, B.vertices)  # B's vertices in A: pushed out along A's face normal (A to B)
+    d_A, n_A = _face_depths(B, A.vertices)  # A's vertices in B: along minus B's face normal
+    any_inside = jnp.any(d_B > 0) | jnp.any(d_A > 0)
+    depth = jnp.concatenate([d_B, d_A, jnp.where(any_inside, 0.0, -c.distance)[None]])
+    point = jnp.concatenate([B.vertices + 0.5 * d_B[:, None] * n_B, A.vertices + 0.5 * d_A[:, None] * n_A,
                              (0.5 * (c.point_A + c.point_B))[None]])
-    return depth, point, jnp.broadcast_to(n, point.shape)
+    return depth, point, jnp.concatenate([n_B, -n_A, c.normal[None]])
 
 
 def polytope_pair(R_G1, p_G1, shape1, R_G2, p_G2, shape2):
