@@ -2,8 +2,11 @@
 by gradients through the contact rollout so that the box ends at a target.
 
 * The arm is ``tests/models/panda.urdf`` read by ``jb.io.load_urdf`` (its two fingers welded: the 7 revolute
-  joints stay). Its collision meshes are not shipped in ``tests/models/``, so instead of ``collision=True`` the
-  script fixes one contact sphere (radius ``PUSHER_RADIUS``) at the hand's tool point ``panda_hand_tcp``.
+  joints stay). Instead of its collision geometry (``collision=True``; the meshes are in ``tests/models/meshes``)
+  the script fixes one contact sphere (radius ``PUSHER_RADIUS``) at the hand's tool point ``panda_hand_tcp``:
+  pushed by the fingers' collision boxes, the box rattles on its penalty contacts at this dissipation (0.5 s/m)
+  and the rollout's derivative is the exact slope of a function that is rough below 1 mm (docs/architecture.md,
+  "Gradients through polytope contact"); the sphere's Hertz contact is smooth.
 * The table is a ``ContactGeometry.HalfSpace`` on Ground (its surface the plane z = 0, the arm's base on it);
   the box a ``ContactGeometry.Brick`` on a Free mobilizer. One ``jb.CompliantContactSubsystem`` (Simbody's
   laws: brick/half-space penalty for the box on the table, Hertz + Hunt-Crossley for the sphere on the box and on
