@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from jaxbody._dynamics.contact.trackers import convex, cylinder, mesh, primitive
+from jaxbody._dynamics.contact.trackers import convex, curved, cylinder, mesh, primitive
 
 class PairRule(NamedTuple):
     """How a pair kind is tracked (``track``, the signature above) and which force model acts on it."""
@@ -40,6 +40,7 @@ PAIR_TABLE: dict[tuple[str, str], PairRule] = {
     ("HalfSpace", "Ellipsoid"): PairRule(primitive.half_space_ellipsoid, "hertz_elliptical"),
     ("HalfSpace", "Capsule"): PairRule(primitive.half_space_capsule, "hertz_circular"),
     ("HalfSpace", "Brick"): PairRule(primitive.half_space_brick, "point_penalty"),
+    ("HalfSpace", "ConvexMesh"): PairRule(primitive.half_space_convex_mesh, "point_penalty"),
     ("Sphere", "Sphere"): PairRule(primitive.sphere_sphere, "hertz_circular"),
     ("Sphere", "Capsule"): PairRule(primitive.sphere_capsule, "hertz_circular"),
     ("Capsule", "Capsule"): PairRule(primitive.capsule_capsule, "hertz_circular"),
@@ -54,6 +55,14 @@ PAIR_TABLE: dict[tuple[str, str], PairRule] = {
     ("HalfSpace", "Cylinder"): PairRule(cylinder.half_space_cylinder, "point_penalty"),
     ("Cylinder", "Sphere"): PairRule(cylinder.cylinder_sphere, "hertz_elliptical"),
     ("Cylinder", "Capsule"): PairRule(cylinder.cylinder_capsule, "hertz_elliptical"),
+    ("Ellipsoid", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Capsule", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Brick", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("ConvexMesh", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Cylinder", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Brick", "Cylinder"): PairRule(curved.support_pair_penalty, "point_penalty"),
+    ("ConvexMesh", "Cylinder"): PairRule(curved.support_pair_penalty, "point_penalty"),
+    ("Cylinder", "Cylinder"): PairRule(curved.support_pair_penalty, "point_penalty"),
     ("HalfSpace", "TriangleMesh"): PairRule(mesh.half_space_triangle_mesh, "elastic_foundation"),
     ("Sphere", "TriangleMesh"): PairRule(mesh.sphere_triangle_mesh, "elastic_foundation"),
     ("TriangleMesh", "TriangleMesh"): PairRule(mesh.triangle_mesh_triangle_mesh, "elastic_foundation"),
