@@ -98,7 +98,7 @@ class ContactTrackerSubsystem:
         return pairs
 
 
-def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float) -> CompliantContactForce:
+def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float, capacity: int = 0) -> CompliantContactForce:
     surfaces = tracker.get_surfaces()
     for mobod in tracker.system.get_matter_subsystem()._bodies:  # the Model's pair indices count on these lists
         mobod.body._surfaces_read_by = (tracker.system, mobod.name)
@@ -131,6 +131,7 @@ def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float)
         material=f(np.zeros((0, 5)) if empty else [s.material.as_row() for _, _, _, s in surfaces]),
         thickness=f([s.thickness for _, _, _, s in surfaces]),
         transition_velocity=f(transition_velocity),
+        broad_phase_capacity=capacity,
     )
 
 
@@ -147,7 +148,20 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
         super().__init__(system)
         self.tracker = tracker
         self._transition_velocity = 0.01
-        self.force = ForceHandle(self, lambda: _build_element(tracker, self._transition_velocity), "CompliantContactSubsystem")
+        self._broad_phase_capacity = 0
+        self.force = ForceHandle(self, lambda: _build_element(tracker, self._transition_velocity, self._broad_phase_capacity),
+                                 "CompliantContactSubsystem")
+
+    def set_broad_phase(self, capacity: int) -> None:
+        """Broad phase (before ``realize_topology()``; 0, the default: off): each pair kind with more than
+        ``capacity`` pairs runs its narrow phase only on the ``capacity`` pairs whose bounding spheres are
+        nearest, the others getting no force; if more than ``capacity`` of them have overlapping bounding spheres
+        the whole kind is tracked (never a dropped contact). Forces equal the full narrow phase's; see
+        ``_dynamics/contact/broad_phase.py``. Worth it for models with many far pairs (hundreds of geoms)."""
+        self.system._check_not_frozen("set the broad phase")
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 0:
+            raise InvalidArgument(f"CompliantContactSubsystem broad phase capacity must be an int >= 0, got {capacity!r}")
+        self._broad_phase_capacity = int(capacity)
 
     def set_transition_velocity(self, v) -> None:
         """Friction's transition velocity (m/s, > 0; Simbody's default 0.01); before ``realize_topology()``

@@ -4,7 +4,8 @@ Static: ``surface_body`` (ns,) each surface's mobilized body, ``groups`` (the pa
 ``PairGroup``). Leaves (per surface, so each is one number of the Model): ``shapes`` (one ``shapes`` record
 per kind and static structure), ``R_BS`` (ns, 3, 3), ``p_BS`` (ns, 3) each surface's frame on its body,
 ``material`` (ns, 5) (stiffness Pa, dissipation s/m, static, dynamic, viscous (s/m) friction), ``thickness``
-(ns,) m, ``transition_velocity`` m/s.
+(ns,) m, ``transition_velocity`` m/s. Static ``broad_phase_capacity`` (0: off): a group of more pairs runs its
+tracker on that many candidate pairs (``broad_phase.py``; same forces).
 
 At Dynamics each group runs its tracker once on all its pairs (one vectorized call per pair kind, MJX's
 collision-driver pattern) and its force model (``compliant_models``); forces on surface 2 act at the model's
@@ -20,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbody._dynamics.contact import geometry
+from jaxbody._dynamics.contact.broad_phase import track_candidates
 from jaxbody._dynamics.contact.compliant_models import FORCE_MODELS
 from jaxbody._dynamics.contact.trackers.table import PAIR_TABLE
 from jaxbody._dynamics.forces import ForceElement
@@ -83,6 +85,7 @@ class CompliantContactForce(ForceElement):
     material: jnp.ndarray
     thickness: jnp.ndarray
     transition_velocity: jnp.ndarray
+    broad_phase_capacity: int = eqx.field(static=True, default=0)
 
     def pairs(self) -> list[tuple[int, int]]:
         """(surface1, surface2) of every tracked pair, in report order (static)."""
@@ -98,7 +101,11 @@ class CompliantContactForce(ForceElement):
         shape1 = self.shapes[group.records[0]].take(np.asarray(group.slots[0], dtype=int))
         shape2 = self.shapes[group.records[1]].take(np.asarray(group.slots[1], dtype=int))
         rule = PAIR_TABLE[group.kinds]
-        contact = rule.track(R1, p1, shape1, R2, p2, shape2)
+        capacity = self.broad_phase_capacity
+        if 0 < capacity < len(i1):
+            contact = track_candidates(rule.track, group.kinds, capacity, R1, p1, shape1, R2, p2, shape2)
+        else:
+            contact = rule.track(R1, p1, shape1, R2, p2, shape2)
         m = contact.depth.shape[1]
 
         def relative_velocity(point):

@@ -20,6 +20,14 @@ HertzElliptical with Hunt-Crossley dissipation, stiffness^(2/3) combination), "p
 BrickHalfSpacePenalty law per point: linear stiffness), "elastic_foundation" (Simbody's ElasticFoundation,
 per patch element with the surfaces' thicknesses). To add a pair: write its tracker (``primitive.py`` or a
 module of its own beside it) and add one line to ``PAIR_TABLE``.
+
+Which law a pair gets: a curved surface touching with a finite radius in both directions gets Hertz
+(circular for spheres and capsules, elliptical with an ellipsoid or a cylinder's side in the pair); flat faces,
+corners and straight edges on flat faces get point_penalty, one point per vertex or rim point that can carry
+load (bricks, convex meshes, cylinders against a half-space) or, for the GJK/EPA pairs of ``curved.py``, one
+point (cylinders against bricks, meshes and cylinders: flat-on-flat and line contacts have no finite Hertz
+radius). Every pair of two convex kinds is covered; only TriangleMesh pairs with other than half-spaces,
+spheres and triangle meshes are not.
 """
 
 from __future__ import annotations
