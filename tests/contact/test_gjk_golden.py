@@ -2,6 +2,7 @@
 (golden file from generate_gjk_golden.py): signed distance, normal (A to B) and witness points for every curved
 pair of the table at separated, grazing (+1e-6 m), barely penetrating (-1e-6 m) and deep (-0.02 m) random poses."""
 
+import functools
 import json
 import os
 
@@ -35,6 +36,7 @@ def shape(kind, second=False):
     return MESH
 
 
+@functools.cache
 def pair_function(kind_a, kind_b):
     a, b = shape(kind_a), shape(kind_b, second=True)
     smooth = kind_a in SMOOTH and kind_b in SMOOTH
