@@ -11,8 +11,12 @@ relative surface curved in both directions, kmin > 0, against a flat face, an ed
 ``point_penalty`` for cylinders against bricks, convex meshes and cylinders, whose flat caps and straight side
 lines give flat-on-flat or line contacts with no finite Hertz radius.
 
-One point per pair: a cylinder lying on a brick's face rests on one point (it can rock); Simbody has none of
-these pairs except EllipsoidEllipsoid. Cost per pair: ``gjk.GJK_STEPS`` + ``gjk.EPA_STEPS`` support
+Simbody 3.9 tracks two ellipsoids as a ConvexImplicitPair (ContactTracker.cpp): an MPR estimate, Newton
+refinement of the points P, Q whose outward normals are antiparallel, depth ``(P - Q) . n_P``, the origin at
+their midpoint, ``combineParaboloids`` for the relative curvatures, an EllipticalPointContact. This tracker
+gives the same quantities (GJK/EPA then Newton on the normal for two smooth cores; test_gjk_golden checks the
+optimality conditions). One point per pair: a cylinder lying on a brick's face rests on one point (it can
+rock); Simbody has none of the other pairs. Cost per pair: ``gjk.GJK_STEPS`` + ``gjk.EPA_STEPS`` support
 evaluations (a convex mesh's is O(nv)) and 15 small solves per GJK step.
 """
 
