@@ -19,12 +19,12 @@ re-evaluated with gradients:
   Newton step on the stationarity condition ``P(n) (s_A(n) - s_B(-n)) = 0`` gives its implicit-function
   derivative; with a flat or edged core the normal carries no derivative.
 
-Tolerance (float64): GJK stops when ``|v|^2 - v.w <= 1e-24 size^2`` (its distance error, second order in the
-normal error, is below ~1e-12 size after convergence); EPA stops when the support gap of the nearest face is
-below ``1e-11 size``. Curved cores converge linearly: within the fixed counts, smooth shapes reach ~1e-9 m at
-0.1 m sizes (checked against coal in tests/contact/test_gjk_golden.py); where not converged the distance is a
-conservative estimate (GJK: an upper bound of the gap, EPA: ``sep(n)`` at the best face normal, whose error is
-second order in its angle). MJX documents ~1e-6 for its float32 GJK/EPA.
+Tolerance (float64): GJK stops when ``|v|^2 - v.w <= 1e-24 size^2``, EPA when the support gap of the nearest
+face is below ``1e-11 size``. Against coal (tests/contact/test_gjk_golden.py, 0.05-0.1 m shapes, all eight
+curved pairs): the distance agrees to 1.6e-10 m apart (+0.03 m) and deep (-0.02 m), to 7.5e-7 m within 1e-6 m
+of contact, where GJK's linear convergence on curved and flat features stops short within the fixed counts
+(the distance is then ``sep(n)`` at the best normal found, a lower bound whose error is second order in the
+normal's); normals to 2e-5 apart and deep. MJX documents ~1e-6 for its float32 GJK/EPA.
 """
 
 from __future__ import annotations
