@@ -15,8 +15,9 @@ re-evaluated with gradients:
 * ``distance = sep(n*)`` at the found direction n* (Danskin: its gradient is exact where the maximum is);
 * witness points: the barycentric combination of the final simplex's (or EPA face's) support points,
   recomputed at their stored directions (they move with the shapes' features), plus the radii along n*;
-* ``normal``: n*, and where both cores have smooth support functions (sphere, ellipsoid), one differentiated
-  Newton step on the stationarity condition ``P(n) (s_A(n) - s_B(-n)) = 0`` gives its implicit-function
+* ``normal``: n*; where both cores have smooth support functions (sphere, ellipsoid), ``NEWTON_STEPS`` Newton
+  steps on the stationarity condition ``P(n) (s_A(n) - s_B(-n)) = 0`` polish it, the witness points are the
+  supports at it (on the surfaces) and one more, differentiated, step gives its implicit-function
   derivative; with a flat or edged core the normal carries no derivative.
 
 Tolerance (float64): GJK stops when ``|v|^2 - v.w <= 1e-24 size^2``, EPA when the support gap of the nearest
