@@ -121,7 +121,7 @@ def _check_force_model(tracker, force_model, surfaces, a, b, kinds) -> None:
 
 
 def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float, force_model=None,
-                   parameters=()) -> CompliantContactForce:
+                   parameters=(), capacity: int = 0) -> CompliantContactForce:
     surfaces = tracker.get_surfaces()
     for mobod in tracker.system.get_matter_subsystem()._bodies:  # the Model's pair indices count on these lists
         mobod.body._surfaces_read_by = (tracker.system, mobod.name)
@@ -155,6 +155,7 @@ def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float,
         material=f(np.zeros((0, 5)) if empty else [s.material.as_row() for _, _, _, s in surfaces]),
         thickness=f([s.thickness for _, _, _, s in surfaces]),
         transition_velocity=f(transition_velocity), model_parameters=f(parameters),
+        broad_phase_capacity=capacity,
     )
 
 
@@ -164,7 +165,8 @@ class _ContactHandle(ForceHandle):
     def __init__(self, subsystem, tracker):
         self._contact = subsystem
         super().__init__(subsystem, lambda: _build_element(tracker, subsystem._transition_velocity,
-                                                           *subsystem._force_model), "CompliantContactSubsystem")
+                                                           *subsystem._force_model, subsystem._broad_phase_capacity),
+                         "CompliantContactSubsystem")
 
     @property
     def num_z(self) -> int:
@@ -192,6 +194,7 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
         self.tracker = tracker
         self._transition_velocity = 0.01
         self._force_model = (None, ())
+        self._broad_phase_capacity = 0
         self.force = _ContactHandle(self, tracker)
 
     def set_force_model(self, name: str | None, parameters=None) -> None:
@@ -226,6 +229,17 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
         else:
             raise InvalidArgument(f"CompliantContactSubsystem force model must be None, 'smooth_hertz' or "
                                   f"'exponential_spring', got {name!r}")
+
+    def set_broad_phase(self, capacity: int) -> None:
+        """Broad phase (before ``realize_topology()``; 0, the default: off): each pair kind with more than
+        ``capacity`` pairs runs its narrow phase only on the ``capacity`` pairs whose bounding spheres are
+        nearest, the others getting no force; if more than ``capacity`` of them have overlapping bounding spheres
+        the whole kind is tracked (never a dropped contact). Forces equal the full narrow phase's; see
+        ``_dynamics/contact/broad_phase.py``. Worth it for models with many far pairs (hundreds of geoms)."""
+        self.system._check_not_frozen("set the broad phase")
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 0:
+            raise InvalidArgument(f"CompliantContactSubsystem broad phase capacity must be an int >= 0, got {capacity!r}")
+        self._broad_phase_capacity = int(capacity)
 
     def set_transition_velocity(self, v) -> None:
         """Friction's transition velocity (m/s, > 0; Simbody's default 0.01); before ``realize_topology()``

@@ -67,9 +67,10 @@ def test_include_pair_overrides_a_clique():
 
 def test_untracked_pair_names_both_surfaces_and_bodies():
     system, matter, tracker, contact = _setup()
-    _free(matter, "wheel", jb.ContactGeometry.Cylinder(0.1, 0.05))
-    _free(matter, "hub", jb.ContactGeometry.Cylinder(0.2, 0.05))
-    with pytest.raises(InvalidArgument, match=r"Cylinder \(surface 0 on body 'wheel'\) and Cylinder \(surface 0 on body 'hub'\)"):
+    tetrahedron = 0.1 * np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    _free(matter, "wheel", jb.ContactGeometry.TriangleMesh(tetrahedron, [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]))
+    _free(matter, "hub", jb.ContactGeometry.Cylinder(0.2, 0.05))  # convex pairs are all tracked; mesh/cylinder not
+    with pytest.raises(InvalidArgument, match=r"TriangleMesh \(surface 0 on body 'wheel'\) and Cylinder \(surface 0 on body 'hub'\)"):
         system.realize_topology()
 
 

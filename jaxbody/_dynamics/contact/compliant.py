@@ -8,6 +8,8 @@ per kind and static structure), ``R_BS`` (ns, 3, 3), ``p_BS`` (ns, 3) each surfa
 "smooth_hertz" / "exponential_spring" on every pair (``compliant_smooth_models``), with their parameters in the
 leaf ``model_parameters`` ((0,) for None, (3,) and (11,)); the exponential spring's points own State.z entries
 (p0x, p0y, K each, in pair order).
+Static ``broad_phase_capacity`` (0: off): a group of more pairs runs its
+tracker on that many candidate pairs (``broad_phase.py``; same forces).
 
 At Dynamics each group runs its tracker once on all its pairs (one vectorized call per pair kind, MJX's
 collision-driver pattern) and its force model (``compliant_models``); forces on surface 2 act at the model's
@@ -24,6 +26,7 @@ import numpy as np
 
 from jaxbody._dynamics.contact import compliant_smooth_models as smooth
 from jaxbody._dynamics.contact import geometry
+from jaxbody._dynamics.contact.broad_phase import track_candidates
 from jaxbody._dynamics.contact.compliant_models import FORCE_MODELS
 from jaxbody._dynamics.contact.trackers.table import PAIR_TABLE
 from jaxbody._dynamics.forces import ForceElement
@@ -89,6 +92,7 @@ class CompliantContactForce(ForceElement):
     thickness: jnp.ndarray
     transition_velocity: jnp.ndarray
     model_parameters: jnp.ndarray
+    broad_phase_capacity: int = eqx.field(static=True, default=0)
 
     def pairs(self) -> list[tuple[int, int]]:
         """(surface1, surface2) of every tracked pair, in report order (static)."""
@@ -117,7 +121,11 @@ class CompliantContactForce(ForceElement):
         shape1 = self.shapes[group.records[0]].take(np.asarray(group.slots[0], dtype=int))
         shape2 = self.shapes[group.records[1]].take(np.asarray(group.slots[1], dtype=int))
         rule = PAIR_TABLE[group.kinds]
-        contact = rule.track(R1, p1, shape1, R2, p2, shape2)
+        capacity = self.broad_phase_capacity
+        if 0 < capacity < len(i1):
+            contact = track_candidates(rule.track, group.kinds, capacity, R1, p1, shape1, R2, p2, shape2)
+        else:
+            contact = rule.track(R1, p1, shape1, R2, p2, shape2)
         n, m = contact.depth.shape
 
         def relative_velocity(point):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxbody._dynamics.contact import geometry
 from jaxbody._dynamics.contact.trackers.contact import Contact, circular_contact, point_contact
@@ -67,6 +68,18 @@ def half_space_brick(R_G1, p_G1, half_space, R_G2, p_G2, brick):
     normal = jnp.broadcast_to(-R_G1[:, None, :, 0], corners_G.shape)
     origin = corners_G + (0.5 * x_H)[..., None] * normal
     return point_contact(x_H, origin, normal)
+
+
+def half_space_convex_mesh(R_G1, p_G1, half_space, R_G2, p_G2, mesh):
+    """Convex mesh on a half-space (as half_space_brick, and as MuJoCo collides a mesh with a plane): every hull
+    vertex (those of the static ``faces``; all vertices if there are none) is a penalty point (m = nv_hull),
+    depth ``x_H`` of the vertex, origin halfway back to the plane. Exact for a polytope: the deepest point of a
+    convex hull below a plane is one of its vertices, and a mesh lying on a face rests on that face's vertices."""
+    used = np.unique(np.asarray(mesh.faces, dtype=np.int64)) if len(mesh.faces) else np.arange(mesh.vertices.shape[-2])
+    vertices_G = p_G2[:, None] + jnp.einsum("nij,nkj->nki", R_G2, mesh.vertices[:, used])
+    x_H = jnp.einsum("ni,nki->nk", R_G1[:, :, 0], vertices_G - p_G1[:, None])
+    normal = jnp.broadcast_to(-R_G1[:, None, :, 0], vertices_G.shape)
+    return point_contact(x_H, vertices_G + (0.5 * x_H)[..., None] * normal, normal)
 
 
 def _ellipsoid_curvatures(radii, point, normal):

@@ -20,13 +20,21 @@ HertzElliptical with Hunt-Crossley dissipation, stiffness^(2/3) combination), "p
 BrickHalfSpacePenalty law per point: linear stiffness), "elastic_foundation" (Simbody's ElasticFoundation,
 per patch element with the surfaces' thicknesses). To add a pair: write its tracker (``primitive.py`` or a
 module of its own beside it) and add one line to ``PAIR_TABLE``.
+
+Which law a pair gets: a curved surface touching with a finite radius in both directions gets Hertz
+(circular for spheres and capsules, elliptical with an ellipsoid or a cylinder's side in the pair); flat faces,
+corners and straight edges on flat faces get point_penalty, one point per vertex or rim point that can carry
+load (bricks, convex meshes, cylinders against a half-space) or, for the GJK/EPA pairs of ``curved.py``, one
+point (cylinders against bricks, meshes and cylinders: flat-on-flat and line contacts have no finite Hertz
+radius). Every pair of two convex kinds is covered; only TriangleMesh pairs with other than half-spaces,
+spheres and triangle meshes are not.
 """
 
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from jaxbody._dynamics.contact.trackers import convex, cylinder, mesh, primitive
+from jaxbody._dynamics.contact.trackers import convex, curved, cylinder, mesh, primitive
 
 class PairRule(NamedTuple):
     """How a pair kind is tracked (``track``, the signature above) and which force model acts on it."""
@@ -40,6 +48,7 @@ PAIR_TABLE: dict[tuple[str, str], PairRule] = {
     ("HalfSpace", "Ellipsoid"): PairRule(primitive.half_space_ellipsoid, "hertz_elliptical"),
     ("HalfSpace", "Capsule"): PairRule(primitive.half_space_capsule, "hertz_circular"),
     ("HalfSpace", "Brick"): PairRule(primitive.half_space_brick, "point_penalty"),
+    ("HalfSpace", "ConvexMesh"): PairRule(primitive.half_space_convex_mesh, "point_penalty"),
     ("Sphere", "Sphere"): PairRule(primitive.sphere_sphere, "hertz_circular"),
     ("Sphere", "Capsule"): PairRule(primitive.sphere_capsule, "hertz_circular"),
     ("Capsule", "Capsule"): PairRule(primitive.capsule_capsule, "hertz_circular"),
@@ -54,6 +63,14 @@ PAIR_TABLE: dict[tuple[str, str], PairRule] = {
     ("HalfSpace", "Cylinder"): PairRule(cylinder.half_space_cylinder, "point_penalty"),
     ("Cylinder", "Sphere"): PairRule(cylinder.cylinder_sphere, "hertz_elliptical"),
     ("Cylinder", "Capsule"): PairRule(cylinder.cylinder_capsule, "hertz_elliptical"),
+    ("Ellipsoid", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Capsule", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Brick", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("ConvexMesh", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Cylinder", "Ellipsoid"): PairRule(curved.support_pair_hertz, "hertz_elliptical"),
+    ("Brick", "Cylinder"): PairRule(curved.support_pair_penalty, "point_penalty"),
+    ("ConvexMesh", "Cylinder"): PairRule(curved.support_pair_penalty, "point_penalty"),
+    ("Cylinder", "Cylinder"): PairRule(curved.support_pair_penalty, "point_penalty"),
     ("HalfSpace", "TriangleMesh"): PairRule(mesh.half_space_triangle_mesh, "elastic_foundation"),
     ("Sphere", "TriangleMesh"): PairRule(mesh.sphere_triangle_mesh, "elastic_foundation"),
     ("TriangleMesh", "TriangleMesh"): PairRule(mesh.triangle_mesh_triangle_mesh, "elastic_foundation"),
