@@ -19,9 +19,10 @@ range competes on length change. Not reproduced: when the cylinder does not wrap
 quadrant's side missed), OpenSim still reports ``wrapped`` with no wrap points and the previous wrap's tangent
 points (a history dependence); here that segment is NO_WRAP.
 
-Derivatives: the closest-point parameter by the implicit function theorem on OpenSim's residual
-(:func:`circle_parameter`; lmdif stops when its step is below 1e-4 of the parameter, so the root it returns is
-exact to ~1e-10 m and its derivative is the root's); the rest by autodiff, equal to central differences. Cost per
+Derivatives: the closest-point parameter by the implicit function theorem (:func:`circle_parameter`) on the
+stationarity of OpenSim's squared residual (a root of the residual, or, for a line passing near the torus axis
+where the residual has no root, the minimum of its size that lmdif stops at); lmdif stops when its step is below
+1e-4 of the parameter, so the derivative is that of the point it converges to. The rest by autodiff. Cost per
 segment: two lmdif replays of lmdif_1d.STEPS scalar steps and one cylinder wrap.
 """
 
@@ -66,17 +67,23 @@ def _lmdif_parameter(x):
 
 @jax.custom_jvp
 def circle_parameter(x):
-    """OpenSim's findClosestPoint line parameter (m from x[:3] toward x[3:6]) for the circle of radius x[6]: lmdif's
-    root of :func:`circle_residual`, differentiated implicitly."""
+    """OpenSim's findClosestPoint line parameter (m from x[:3] toward x[3:6]) for the circle of radius x[6]: where
+    lmdif stops on :func:`circle_residual`, differentiated implicitly through :func:`_stationarity`."""
     return _lmdif_parameter(x)
+
+
+def _stationarity(u, x):
+    """d/du of residual^2 / 2: zero where lmdif stops (a root of the residual, or a local minimum of its size
+    where the residual has no root nearby)."""
+    return circle_residual(u, x) * jax.grad(circle_residual)(u, x)
 
 
 @circle_parameter.defjvp
 def _circle_parameter_jvp(primals, tangents):
     (x,), (dx,) = primals, tangents
     u = _lmdif_parameter(x)
-    du_res, dx_res = jax.grad(circle_residual, argnums=(0, 1))(u, x)
-    return u, -jnp.dot(dx_res, dx) / jnp.where(du_res != 0.0, du_res, 1.0)
+    du_g, dx_g = jax.grad(_stationarity, argnums=(0, 1))(u, x)
+    return u, -jnp.dot(dx_g, dx) / jnp.where(du_g != 0.0, du_g, 1.0)
 
 
 def closest_circle_point(p1, p2, radius, quadrant):
