@@ -87,17 +87,21 @@ def test_closest_point_search_stops_where_lmdif_does():
 
 def test_torus_wrap_geometry():
     """Segments through the hole wrap (WRAPPED, never MANDATORY: OpenSim's torus lets every segment compete):
-    the tangent points lie at the inner radius from the cylinder axis at the closest circle point, and the path
-    over them is longer than the straight segment."""
+    the tangent points lie at the inner radius from the tube's local axis (the circle's tangent at the closest
+    circle point c), on the hole's side of it, and the path over them is longer than the straight segment."""
     (code, r1, r2, length), _ = _wraps()
     p1, p2 = _segments()
-    code = np.asarray(code)
+    _, c = jax.jit(jax.vmap(lambda a, b: closest_circle_point(a, b, jnp.asarray(0.03), (0, 0))))(p1, p2)
+    code, c = np.asarray(code), np.asarray(c)
     assert set(code.tolist()) == {wm.NO_WRAP, wm.WRAPPED} and (code == wm.WRAPPED).sum() >= 30
     w = code == wm.WRAPPED
-    for r in (r1, r2):
-        rho = np.hypot(r[:, 0], r[:, 1])
-        # the tangent points lie on the tube's cylinder: inside the hole side of the circle, |z| <= inner radius
-        assert np.all(rho[w] < 0.03) and np.all(np.abs(np.asarray(r[:, 2]))[w] <= 0.01 + 1e-12)
+    outward = c / np.linalg.norm(c, axis=1, keepdims=True)
+    tangent = np.cross(outward, [0.0, 0.0, 1.0])
+    for r in (np.asarray(r1), np.asarray(r2)):
+        d = r - c
+        radial = d - np.sum(d * tangent, axis=1, keepdims=True) * tangent
+        np.testing.assert_allclose(np.linalg.norm(radial, axis=1)[w], 0.01, rtol=0, atol=1e-12)
+        assert np.all(np.sum(radial * outward, axis=1)[w] < 0)
     wrapped = np.linalg.norm(p1 - r1, axis=1) + length + np.linalg.norm(p2 - r2, axis=1)
     assert np.all(wrapped[w] > np.linalg.norm(p1 - p2, axis=1)[w]) and np.all(np.asarray(length)[~w] == 0)
 
