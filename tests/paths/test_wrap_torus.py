@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from jaxbody._dynamics import jacobians
 from jaxbody._dynamics.paths import lmdif_1d
 from jaxbody._dynamics.paths import wrap_math as wm
 from jaxbody._dynamics.paths.wrap_torus import WrapTorus, circle_parameter, circle_residual, closest_circle_point
@@ -212,3 +213,36 @@ def test_radii_are_model_leaves():
     assert any(leaf is t.inner_radius for leaf in leaves) and any(leaf is t.outer_radius for leaf in leaves)
     moved = eqx.tree_at(lambda w: w.outer_radius, t, jnp.asarray(0.04))
     assert float(moved.outer_radius) == 0.04
+
+
+@pytest.mark.long
+def test_mobl_torus_moment_arms_match_opensim():
+    """OpenSim's computeMomentArm of ECRB and ECU about elbow_flexion, pro_sup, deviation and flexion (MoBL_ARMS's
+    wrist coordinates are coupled: u lit on the coordinate, projected onto the constraints as OpenSim's
+    MomentArmSolver does, dotted with the generalized force of a unit tension)."""
+    imp, model, _ = _mobl()
+    q, _ = _states()
+    coords = ["elbow_flexion", "pro_sup", "deviation", "flexion"]
+    ui = jnp.asarray([imp.u_index(c) for c in coords])
+    unlocked = [[list(imp.constraints).index(f"{c}/locked")] if f"{c}/locked" in imp.constraints else []
+                for c in coords]
+    assert not any(unlocked)  # none of these is locked in MoBL_ARMS: one projection per coordinate, no unlocking
+
+    def arms(q):
+        s = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+
+        def coupling(j):
+            lit = s.set_u(jnp.zeros_like(s.u).at[j].set(1.0))
+            projected, _ = model.project_u(lit, accuracy=1e-10)
+            return projected.u / projected.u[j]
+
+        C = jax.vmap(coupling)(ui)
+        out = []
+        for n in ("ECRB", "ECU"):
+            F, f = imp.paths[n].calc_tension_forces(model, s, 1.0)
+            out.append(C @ (jacobians.multiply_by_system_jacobian_transpose(model, s.position, F) + f))
+        return jnp.stack(out)
+
+    got = np.asarray(jax.jit(jax.vmap(arms))(q))
+    want = np.array([[GOLDEN["paths"][n]["moment_arms"][c] for c in coords] for n in ("ECRB", "ECU")])
+    np.testing.assert_allclose(got, np.moveaxis(want, 2, 0), rtol=0, atol=TOL)
