@@ -246,3 +246,24 @@ def test_mobl_torus_moment_arms_match_opensim():
     got = np.asarray(jax.jit(jax.vmap(arms))(q))
     want = np.array([[GOLDEN["paths"][n]["moment_arms"][c] for c in coords] for n in ("ECRB", "ECU")])
     np.testing.assert_allclose(got, np.moveaxis(want, 2, 0), rtol=0, atol=TOL)
+
+
+@pytest.mark.long
+def test_mobl_torus_length_gradient_matches_central_differences():
+    """-dL/dq of ECU (one WrapTorus) by reverse mode equals central differences of the length at three golden
+    states (the coordinates ECU crosses), one jit."""
+    imp, model, _ = _mobl()
+    q, _ = _states()
+    qi = jnp.asarray([imp.q_index(c) for c in ("elbow_flexion", "pro_sup", "deviation", "flexion")])
+    h = 1e-7
+    steps = jnp.concatenate([jnp.zeros((1, q.shape[1])), h * jnp.eye(q.shape[1])[qi], -h * jnp.eye(q.shape[1])[qi]])
+
+    def length(q):
+        s = model.realize(model.default_state().set_q(q), jb.Stage.Position)
+        return imp.paths["ECU"].calc_length(model, s)
+
+    L, g = jax.jit(jax.vmap(jax.vmap(jax.value_and_grad(length))))(q[:3, None, :] + steps[None])
+    n = len(qi)
+    fd = (L[:, 1:n + 1] - L[:, n + 1:]) / (2 * h)
+    assert np.all(np.isfinite(g)) and np.any(np.asarray(g[:, 0][:, qi]) != 0)
+    np.testing.assert_allclose(g[:, 0][:, qi], fd, rtol=0, atol=1e-6)
