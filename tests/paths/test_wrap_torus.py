@@ -267,3 +267,12 @@ def test_mobl_torus_length_gradient_matches_central_differences():
     fd = (L[:, 1:n + 1] - L[:, n + 1:]) / (2 * h)
     assert np.all(np.isfinite(g)) and np.any(np.asarray(g[:, 0][:, qi]) != 0)
     np.testing.assert_allclose(g[:, 0][:, qi], fd, rtol=0, atol=1e-6)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("names", [["EDCL", "EDCI"], ["INFSP", "FCU"]])
+def test_mobl_multi_wrap_torus_paths_match_opensim(names):
+    """Torus paths with cylinders (EDCL, EDCI: the torus then three -y cylinders on the fingers) and with an
+    ellipsoid (INFSP, FCU): OpenSim's multi-pass wrapping. Length and speed at 20 states."""
+    err = _errors(names)
+    assert np.all(np.asarray(err) < TOL), err
