@@ -76,7 +76,8 @@ def test_closest_point_search_stops_where_lmdif_does():
         u, done = search(x)
         slope = jax.grad(circle_residual)(u, x)
         shifted = jax.vmap(lambda d: search(x + d)[0])(steps)
-        return u, done, circle_residual(u, x), slope, jax.jacfwd(circle_parameter)(x), (shifted[:7] - shifted[7:]) / (2 * h)
+        fd = (shifted[:7] - shifted[7:]) / (2 * h)
+        return u, done, circle_residual(u, x), slope, jax.jacfwd(circle_parameter)(x), fd
 
     u, done, res, slope, J, fd = jax.jit(jax.vmap(numbers))(x)
     assert bool(jnp.all(done))
