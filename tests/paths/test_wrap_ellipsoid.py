@@ -106,9 +106,7 @@ def test_arm26_trilong_matches_opensim():
 @pytest.mark.parametrize("names", [
     ["BIClong_midpoint", "BIClong_axial"],
     pytest.param(["BIClong_plus_x", "BIClong_minus_x", "BIClong_plus_y"], marks=pytest.mark.long),
-    pytest.param(["TRIlong_midpoint", "TRIlong_axial", "TRIlong_all", "TRIlong_minus_z"], marks=[
-        pytest.mark.long, pytest.mark.xfail(reason="1.2e-2 m before OpenSim's point cache was reproduced (wrapping.py; "
-                                              "TRIlong then passed); not rerun since", strict=False)])])
+    pytest.param(["TRIlong_midpoint", "TRIlong_axial", "TRIlong_all", "TRIlong_minus_z"], marks=pytest.mark.long)])
 def test_ellipsoid_methods_and_quadrants_match_opensim(names):
     """Copies of BIClong and TRIlong with the midpoint and axial methods and over all, x, -x, y, -z."""
     err = errors("arm26_ellipsoid_variants", names, arms=False)
