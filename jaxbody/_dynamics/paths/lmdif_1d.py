@@ -8,9 +8,10 @@ operations: qrfac (R = -J, Q^T f = -f), qrsolv (one Givens rotation), lmpar (at 
 Levenberg-Marquardt parameter), and lmdif's trust-region update and its stopping tests (info 1..8).
 
 :func:`solve` runs ``STEPS`` trial steps (each: a Jacobian when the previous step succeeded, an lmpar, one
-residual at the trial point); a lane stops changing once lmdif would have returned. OpenSim's uses (WrapTorus:
-ftol = xtol = 1e-4, from 0) take 3..8 trial steps on MoBL_ARMS (measured), far below STEPS; :func:`solve` also
-returns whether lmdif finished, so a caller or test can check that. No derivative is taken through the loop: the
+residual at the trial point); a lane stops changing once lmdif would have returned. WrapTorus's use (ftol = xtol =
+1e-4, from 0), on 1024 random segments through a torus (both directions): 84 % finish within 4 trial steps, 99.3 %
+within 10, all within 20, so STEPS = 40 leaves a margin; :func:`solve` also returns whether lmdif finished, so a
+caller or test can check that. No derivative is taken through the loop: the
 caller differentiates the root implicitly (wrap_torus.circle_parameter).
 """
 
