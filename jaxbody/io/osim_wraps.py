@@ -1,10 +1,11 @@
 """OpenSim 4.x wrap objects (each body's ``<WrapObjectSet>``) and a path's ``<PathWrapSet>`` as jaxbody records.
 
 Supported: WrapSphere (``radius``), WrapCylinder (``radius``, ``length``), WrapEllipsoid (``dimensions``, with
-the PathWrap's ``method``: hybrid, midpoint or axial), with ``active``, ``xyz_body_rotation`` (body-fixed X-Y-Z,
-rad), ``translation`` and ``quadrant``. WrapTorus is not yet: a path using one raises :class:`UnsupportedWrap`
-(load_osim then leaves that path out, naming it in a warning). A PathWrap naming a wrap object that no body has,
-or an unknown method, raises InvalidArgument naming the force.
+the PathWrap's ``method``: hybrid, midpoint or axial), WrapTorus (``inner_radius``, ``outer_radius``; OpenSim's
+defaults 0.01 and 0.05, outer > inner > 0), with ``active``, ``xyz_body_rotation`` (body-fixed X-Y-Z, rad),
+``translation`` and ``quadrant``. Another wrap type raises :class:`UnsupportedWrap` (load_osim then leaves that
+path out, naming it in a warning). A PathWrap naming a wrap object that no body has, or an unknown method, raises
+InvalidArgument naming the force.
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ from jaxbody._dynamics.paths.wrap_cylinder import WrapCylinder
 from jaxbody._dynamics.paths.wrap_ellipsoid import METHODS, WrapEllipsoid
 from jaxbody._dynamics.paths.wrap_objects import QUADRANTS, PathWrap
 from jaxbody._dynamics.paths.wrap_sphere import WrapSphere
+from jaxbody._dynamics.paths.wrap_torus import WrapTorus
 from jaxbody._dynamics.paths.wrapping import wrap_range
 from jaxbody.errors import InvalidArgument
 from jaxbody.io.osim_frames import GROUND, rotation_xyz
 from jaxbody.io.osim_xml import OsimDocument, element_error, flag, numbers, objects, text
 
-SUPPORTED = ("WrapSphere", "WrapCylinder", "WrapEllipsoid")
-KNOWN = SUPPORTED + ("WrapTorus",)
+SUPPORTED = ("WrapSphere", "WrapCylinder", "WrapEllipsoid", "WrapTorus")
 
 
 class UnsupportedWrap(InvalidArgument):
-    """A path wraps over an object type jaxbody does not compute yet (WrapTorus); the message names
+    """A path wraps over an object type jaxbody does not compute; the message names
     the file, line and wrap object, ``reason`` says what is missing."""
 
     def __init__(self, where: str, reason: str):
@@ -66,6 +67,13 @@ def build_wrap_object(doc: OsimDocument, bodies, body_path: str, element, method
         if min(dimensions) <= 0:
             raise element_error(doc, element, owner, f"dimensions must be positive, got {dimensions}")
         return WrapEllipsoid(**common, dimensions=jnp.asarray(np.array(dimensions, float)), method=method)
+    if element.tag == "WrapTorus":
+        inner = numbers(doc, element, "inner_radius", owner, 1, default=[0.01])[0]
+        outer = numbers(doc, element, "outer_radius", owner, 1, default=[0.05])[0]
+        if not 0 < inner < outer:
+            raise element_error(doc, element, owner,
+                                f"needs 0 < inner_radius < outer_radius, got inner {inner}, outer {outer}")
+        return WrapTorus(**common, inner_radius=jnp.asarray(inner), outer_radius=jnp.asarray(outer))
     radius = numbers(doc, element, "radius", owner, 1)[0]
     if radius <= 0:
         raise element_error(doc, element, owner, f"radius must be positive, got {radius}")

@@ -14,6 +14,9 @@ OpenSim for every wrap method:
   its end points; a MovingPathPoint at such a segment's end also gets the generalized force
   ``(R_GF dp/dq) . f`` on its x coordinate.
 
+Both read the entries' locations as OpenSim reads them (``CurrentPath.S``: with several wrap objects a tangent
+point's Ground location is OpenSim's cached one, wrapping.py) and move them with their latest locations (``P``).
+
 Where the wrap is OpenSim's exact shortest path (path points, spheres) these equal the derivatives of the
 length; a cylinder's and an ellipsoid's tangent points are OpenSim's approximation, so there its moment arms
 (``computeMomentArm``, from these forces) differ from ``-dL/du`` (``calc_moment_arms``, exact by autodiff).
@@ -44,7 +47,7 @@ def entry_velocities(path: CurrentPath, pos, vel, station_dot=None) -> jnp.ndarr
 
 def lengthening_speed(path: CurrentPath, entry_v) -> jnp.ndarray:
     """OpenSim's computeLengtheningSpeed (m/s): the entries' relative velocities (K, 3) along each segment."""
-    r, dv = path.P[1:] - path.P[:-1], entry_v[1:] - entry_v[:-1]
+    r, dv = path.S[1:] - path.S[:-1], entry_v[1:] - entry_v[:-1]
     d = wm.norm(r)
     tiny = d < wm.EPS
     speed = jnp.where(tiny, wm.norm(dv), jnp.sum(dv * r, -1) / jnp.where(tiny, 1.0, d))
@@ -55,7 +58,7 @@ def tension_forces(path: CurrentPath, pos, nbodies: int, tension):
     """OpenSim's produceForces of ``tension`` (N) along ``path``: ``(body_forces (nbodies, 2, 3) at Bo in G,
     F (K, 3))``, F the force in G on each entry (the tension along each segment whose ends lie on different
     bodies, on its first end, and its opposite on its second)."""
-    e, _ = wm.normalize_or_zero(path.P[1:] - path.P[:-1])
+    e, _ = wm.normalize_or_zero(path.S[1:] - path.S[:-1])
     crosses = path.valid[1:] & (path.body[1:] != path.body[:-1])
     f = jnp.where(crosses[:, None], tension * e, 0.0)
     zero = jnp.zeros((1, 3), f.dtype)

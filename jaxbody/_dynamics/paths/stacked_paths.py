@@ -76,7 +76,8 @@ def calc_current_paths(stack: StackedPaths, R_GB, p_GB, q) -> CurrentPath:
     bodies = np.asarray(stack.points.bodies, np.int32)[stack.row]
     M, K = stack.row.shape
     paths = CurrentPath(P[stack.row], jnp.asarray(bodies), valid, jnp.asarray(stack.row, jnp.int32),
-                        jnp.full((M, K), -1, jnp.int32), jnp.zeros((M, K), P.dtype))
+                        jnp.full((M, K), -1, jnp.int32), jnp.zeros((M, K), P.dtype), P[stack.row],
+                        jnp.full((M, K), -1, jnp.int32))
     return jax.vmap(compact)(paths)
 
 

@@ -15,6 +15,12 @@ after the first pass, if the first object did not wrap and the second had a poin
 order. Each pass is computed on every lane and frozen once OpenSim would have stopped, so the result is
 OpenSim's path with shapes independent of q. Not reproduced: OpenSim's PathWrap "previous wrap" memory,
 read only when a sphere's line passes through its centre.
+
+OpenSim's Point::getLocationInGround caches a point's Ground location at its first read in a realization, and
+a tangent point keeps that cache when a later pass moves it. So with several wrap objects OpenSim's lengths,
+length changes, speeds and force directions use each tangent point's location when first read (after the pass
+that made it, or by an earlier length-change test), while the wrap computations and the velocities use its
+latest location. Both are kept: ``P`` (latest) and ``S`` (as read), with the cache in :class:`WrapCache`.
 """
 
 from __future__ import annotations
@@ -37,7 +43,9 @@ FAR_SEGMENT = ((1000.0, 1000.0, 1000.0), (2000.0, 1000.0, 1000.0))
 class CurrentPath(NamedTuple):
     """K entries: P (K, 3) locations in G (m); body (K,) body index; valid (K,) (valid entries first); point (K,)
     the PathPointSet index (-1 for tangent points); owner (K,) the wrap index (-1 for path points);
-    wrap_length (K,) the surface length ending at a second tangent point (m)."""
+    wrap_length (K,) the surface length ending at a second tangent point (m); S (K, 3) the location OpenSim
+    reads in G (m; = P but for a tangent point moved after its first read, see the module docstring); slot (K,)
+    2 owner + (0: first, 1: second tangent point), -1 for path points."""
 
     P: jnp.ndarray
     body: jnp.ndarray
@@ -45,6 +53,31 @@ class CurrentPath(NamedTuple):
     point: jnp.ndarray
     owner: jnp.ndarray
     wrap_length: jnp.ndarray
+    S: jnp.ndarray
+    slot: jnp.ndarray
+
+
+class WrapCache(NamedTuple):
+    """OpenSim's Ground-location cache of the 2 n_wraps tangent points: S (2 n, 3) (m), known (2 n,)."""
+
+    S: jnp.ndarray
+    known: jnp.ndarray
+
+
+def empty_cache(n_wraps: int, dtype) -> WrapCache:
+    return WrapCache(jnp.zeros((2 * n_wraps, 3), dtype), jnp.zeros(2 * n_wraps, bool))
+
+
+def _read(path: CurrentPath, cache: WrapCache, read) -> WrapCache:
+    """The cache after OpenSim reads the Ground locations of the entries where ``read`` (K,): a tangent point's
+    first read fixes its location (its S, = P while unread)."""
+    n = cache.known.shape[0]
+    first = read & (path.slot >= 0)
+    slot = jnp.where(first, path.slot, n)
+    flags = jnp.zeros(n + 1, bool).at[slot].set(first)[:n]
+    values = jnp.zeros((n + 1, 3), path.S.dtype).at[slot].set(path.S)[:n]
+    fresh = flags & ~cache.known
+    return WrapCache(jnp.where(fresh[:, None], values, cache.S), cache.known | flags)
 
 
 def initial_path(P, bodies, active, n_wraps: int) -> CurrentPath:
@@ -56,7 +89,9 @@ def initial_path(P, bodies, active, n_wraps: int) -> CurrentPath:
         jnp.concatenate([active, jnp.zeros(pad, bool)]),
         jnp.asarray(list(range(n)) + [-1] * pad, jnp.int32),
         jnp.full(n + pad, -1, jnp.int32),
-        jnp.zeros(n + pad, P.dtype))
+        jnp.zeros(n + pad, P.dtype),
+        jnp.concatenate([P, jnp.zeros((pad, 3), P.dtype)]),
+        jnp.full(n + pad, -1, jnp.int32))
     return compact(path)
 
 
@@ -72,30 +107,38 @@ def same_wrap(path: CurrentPath) -> jnp.ndarray:
 
 
 def path_length(path: CurrentPath) -> jnp.ndarray:
-    """OpenSim's calcLengthAfterPathComputation: straight segments plus each wrap's surface length."""
-    straight = wm.norm(path.P[1:] - path.P[:-1])
+    """OpenSim's calcLengthAfterPathComputation: straight segments (between the locations as read, S) plus each
+    wrap's surface length."""
+    straight = wm.norm(path.S[1:] - path.S[:-1])
     segment = jnp.where(same_wrap(path), path.wrap_length[1:], straight)
     return jnp.sum(jnp.where(path.valid[1:], segment, 0.0))
 
 
-def _insert(path: CurrentPath, after, r1_G, r2_G, body, owner, length) -> CurrentPath:
-    """The path with tangent points r1, r2 inserted after entry ``after`` (the last two entries are free)."""
+def _insert(path: CurrentPath, after, r1_G, r2_G, body, owner, length, cache: WrapCache) -> CurrentPath:
+    """The path with tangent points r1, r2 inserted after entry ``after`` (the last two entries are free); their
+    S is the cached location where OpenSim has one."""
     k = jnp.arange(path.P.shape[0])
     source = jnp.where(k <= after, k, jnp.maximum(k - 2, 0))
     first, second = k == after + 1, k == after + 2
     new = [x[source] for x in path]
     P = jnp.where(first[:, None], r1_G, jnp.where(second[:, None], r2_G, new[0]))
+    s1 = jnp.where(cache.known[2 * owner], cache.S[2 * owner], r1_G)
+    s2 = jnp.where(cache.known[2 * owner + 1], cache.S[2 * owner + 1], r2_G)
+    S = jnp.where(first[:, None], s1, jnp.where(second[:, None], s2, new[6]))
     return CurrentPath(P, jnp.where(first | second, body, new[1]), jnp.where(first | second, True, new[2]),
                        jnp.where(first | second, -1, new[3]), jnp.where(first | second, owner, new[4]),
-                       jnp.where(second, length, jnp.where(first, 0.0, new[5])))
+                       jnp.where(second, length, jnp.where(first, 0.0, new[5])), S,
+                       jnp.where(first, 2 * owner, jnp.where(second, 2 * owner + 1, new[7])))
 
 
-def apply_wrap(path: CurrentPath, index: int, path_wrap, single_wrap: bool, point_active, R_GB, p_GB):
-    """One wrap object (``index`` in the PathWrapSet): ``(path, result code, aborted)`` as OpenSim's loop body."""
+def apply_wrap(path: CurrentPath, cache: WrapCache, index: int, path_wrap, single_wrap: bool, point_active, R_GB,
+               p_GB):
+    """One wrap object (``index`` in the PathWrapSet): ``(path, cache, result code, aborted)`` as OpenSim's loop
+    body."""
     path = compact(path._replace(valid=path.valid & (path.owner != index)))
     wrap = path_wrap.wrap
     if not wrap.active:
-        return path, jnp.asarray(wm.NO_WRAP), jnp.asarray(False)
+        return path, cache, jnp.asarray(wm.NO_WRAP), jnp.asarray(False)
     first, last = path_wrap.start, path_wrap.end
     in_range = point_active[first:last + 1]
     any_active = jnp.any(in_range)
@@ -116,18 +159,23 @@ def apply_wrap(path: CurrentPath, index: int, path_wrap, single_wrap: bool, poin
     p2_W = jnp.where(eligible[:, None], jax.vmap(to_W)(P2), far2)
     lines = jax.vmap(lambda a, b: wrap.wrap_line(a, b, single_wrap))(p1_W, p2_W)
     r1_G, r2_G = jax.vmap(to_G)(lines.r1), jax.vmap(to_G)(lines.r2)
-    change = wm.norm(P1 - r1_G) + lines.length + wm.norm(P2 - r2_G) - wm.norm(P1 - P2)
+    S1, S2 = path.S[:-1], path.S[1:]
+    change = wm.norm(S1 - r1_G) + lines.length + wm.norm(S2 - r2_G) - wm.norm(S1 - S2)
     mandatory = eligible & (lines.code == wm.MANDATORY_WRAP)
     wrapped = eligible & (lines.code == wm.WRAPPED)
     has_mandatory = jnp.any(mandatory)
+    # calcPathLengthChange reads both ends of each wrapped segment OpenSim evaluates (up to the first mandatory)
+    tested = wrapped & (~has_mandatory | (j < jnp.argmax(mandatory)))
+    no = jnp.zeros(1, bool)
+    cache = _read(path, cache, jnp.concatenate([tested, no]) | jnp.concatenate([no, tested]))
     best = jnp.where(has_mandatory, jnp.argmax(mandatory), jnp.argmin(jnp.where(wrapped, change, jnp.inf)))
     found = has_mandatory | jnp.any(wrapped)
     last_evaluated = j.shape[0] - 1 - jnp.argmax(eligible[::-1])
     result = jnp.where(has_mandatory, wm.MANDATORY_WRAP,
                        jnp.where(jnp.any(eligible), lines.code[last_evaluated], wm.NO_WRAP))
-    inserted = _insert(path, best, r1_G[best], r2_G[best], wrap.body, index, lines.length[best])
+    inserted = _insert(path, best, r1_G[best], r2_G[best], wrap.body, index, lines.length[best], cache)
     path = jax.tree_util.tree_map(lambda a, b: jnp.where(found, a, b), inserted, path)
-    return path, result, ~any_active
+    return path, cache, result, ~any_active
 
 
 def _select(flag, a, b):
@@ -141,17 +189,18 @@ def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> Cu
         return path
     single = n_wraps == 1
 
-    def one_pass(path, stopped, order):
+    def one_pass(path, cache, stopped, order):
         results = []
         for i in order:
-            new, result, abort = apply_wrap(path, i, wraps[i], single, point_active, R_GB, p_GB)
-            path = _select(stopped, path, new)
+            new, new_cache, result, abort = apply_wrap(path, cache, i, wraps[i], single, point_active, R_GB, p_GB)
+            path, cache = _select(stopped, (path, cache), (new, new_cache))
             stopped = stopped | abort
             results.append(result)
-        return path, stopped, results
+        # calcLengthAfterPathComputation reads every entry
+        return path, _read(path, cache, path.valid), stopped, results
 
     identity = tuple(range(n_wraps))
-    path, stopped, results = one_pass(path, jnp.asarray(False), identity)
+    path, cache, stopped, results = one_pass(path, empty_cache(n_wraps, path.P.dtype), jnp.asarray(False), identity)
     if single:
         return path
     last_length = path_length(path)
@@ -160,19 +209,20 @@ def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> Cu
     swapped = (1, 0) + identity[2:]
 
     def step(carry, _):
-        path, stopped, done, last_length = carry
-        normal, stop_n, _ = one_pass(path, stopped, identity)
-        other, stop_s, _ = one_pass(path, stopped, swapped)
-        new, new_stopped = _select(swap, other, normal), jnp.where(swap, stop_s, stop_n)
+        path, cache, stopped, done, last_length = carry
+        normal, cache_n, stop_n, _ = one_pass(path, cache, stopped, identity)
+        other, cache_s, stop_s, _ = one_pass(path, cache, stopped, swapped)
+        new, new_cache = _select(swap, (other, cache_s), (normal, cache_n))
+        new_stopped = jnp.where(swap, stop_s, stop_n)
         length = path_length(new)
         frozen = done | stopped
-        path = _select(frozen, path, new)
+        path, cache = _select(frozen, (path, cache), (new, new_cache))
         converged = jnp.abs(length - last_length) < CONVERGED_LENGTH_CHANGE
-        return (path, jnp.where(frozen, stopped, new_stopped), done | (~stopped & converged),
+        return (path, cache, jnp.where(frozen, stopped, new_stopped), done | (~stopped & converged),
                 jnp.where(frozen, last_length, length)), None
 
-    carry = (path, stopped, jnp.asarray(False), last_length)
-    (path, _, _, _), _ = jax.lax.scan(step, carry, None, length=MAX_PASSES - 1)
+    carry = (path, cache, stopped, jnp.asarray(False), last_length)
+    (path, *_), _ = jax.lax.scan(step, carry, None, length=MAX_PASSES - 1)
     return path
 
 
