@@ -116,11 +116,16 @@ def _normal_and_friction(contact, f_elastic, c, xdot_factor, s1, x, mat1, mat2, 
     return point, force, pushing, f_hc, xdot, f_n * g * vslip * vslip
 
 
-def _hertz(contact, mat1, mat2, relative_velocity, transition_velocity, elliptical):
-    k1, k2 = mat1[:, 0:1] ** (2.0 / 3.0), mat2[:, 0:1] ** (2.0 / 3.0)
+def combine_by_shares(k1, k2, mat1, mat2):
+    """Simbody's stiffness-share combination (module docstring) of the two surfaces' stiffnesses k1, k2 (n, 1)
+    (already in the model's form: stiffness^(2/3), stiffness, or stiffness/thickness) and materials (n, 5):
+    ``(s1, k, c)`` each (n, 1), ``s1 = k2 / (k1 + k2)``, ``k = k1 s1``, ``c = c1 s1 + c2 (1 - s1)``."""
     s1 = k2 / (k1 + k2)
-    k = k1 * s1
-    c = mat1[:, 1:2] * s1 + mat2[:, 1:2] * (1 - s1)
+    return s1, k1 * s1, mat1[:, 1:2] * s1 + mat2[:, 1:2] * (1 - s1)
+
+
+def _hertz(contact, mat1, mat2, relative_velocity, transition_velocity, elliptical):
+    s1, k, c = combine_by_shares(mat1[:, 0:1] ** (2.0 / 3.0), mat2[:, 0:1] ** (2.0 / 3.0), mat1, mat2)
     touching = contact.depth > 0
     x = jnp.where(touching, contact.depth, 0.0)
     kmax, kmin = contact.curvatures[..., 0], contact.curvatures[..., 1]
@@ -147,10 +152,7 @@ def hertz_elliptical(contact, material1, material2, thickness1, thickness2, rela
 
 def point_penalty(contact, material1, material2, thickness1, thickness2, relative_velocity, transition_velocity):
     """Simbody's BrickHalfSpacePenalty law, per point: linear stiffness, ``fN = k x (1 + c xdot)``."""
-    kh, kb = material1[:, 0:1], material2[:, 0:1]
-    s1 = kb / (kh + kb)
-    k = kh * s1
-    c = material1[:, 1:2] * s1 + material2[:, 1:2] * (1 - s1)
+    s1, k, c = combine_by_shares(material1[:, 0:1], material2[:, 0:1], material1, material2)
     touching = contact.depth > 0
     x = jnp.where(touching, contact.depth, 0.0)
     f_k = k * x
@@ -166,10 +168,8 @@ def elastic_foundation(contact, material1, material2, thickness1, thickness2, re
     ``kh_i = stiffness_i / thickness_i``, ``s1 = kh2 / (kh1 + kh2)``, ``kh = kh1 s1``, ``c = c1 s1 + c2 (1 - s1)``,
     ``fK = kh area x``, ``fN = fK (1 + c xdot)``; no force, energy or power where fN <= 0; PE ``fK x / 2``.
     (Simbody applies the patch's resultant at a pressure-weighted point; the resultant is the same.)"""
-    kh1, kh2 = material1[:, 0:1] / thickness1[:, None], material2[:, 0:1] / thickness2[:, None]
-    s1 = kh2 / (kh1 + kh2)
-    kh = kh1 * s1
-    c = material1[:, 1:2] * s1 + material2[:, 1:2] * (1 - s1)
+    s1, kh, c = combine_by_shares(material1[:, 0:1] / thickness1[:, None], material2[:, 0:1] / thickness2[:, None],
+                                  material1, material2)
     touching = contact.depth > 0
     x = jnp.where(touching, contact.depth, 0.0)
     f_k = kh * contact.area * x

@@ -33,13 +33,13 @@ Both are chosen per subsystem (``CompliantContactSubsystem.set_force_model``), r
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from types import SimpleNamespace
 
 import jax.numpy as jnp
 
 from jaxbody._dynamics.contact import exponential_spring as spring_law_module
 from jaxbody._dynamics.contact import geometry
-from jaxbody._dynamics.contact.compliant_models import PointForces
+from jaxbody._dynamics.contact.compliant_models import PointForces, combine_by_shares
 from jaxbody._dynamics.contact.hunt_crossley import harmonic_combination
 from jaxbody._math import spatial
 
@@ -53,30 +53,12 @@ EXPONENTIAL_PARAMETERS = ("d0", "d1", "d2", "normal_viscosity", "max_normal_forc
                           "friction_viscosity", "settle_velocity", "mu_static", "mu_kinetic", "sliding_time_constant")
 
 
-class SpringParameters(NamedTuple):
-    """The exponential spring's parameters, each a scalar (names as ``EXPONENTIAL_PARAMETERS``)."""
-
-    d0: jnp.ndarray
-    d1: jnp.ndarray
-    d2: jnp.ndarray
-    normal_viscosity: jnp.ndarray
-    max_normal_force: jnp.ndarray
-    friction_elasticity: jnp.ndarray
-    friction_viscosity: jnp.ndarray
-    settle_velocity: jnp.ndarray
-    mu_static: jnp.ndarray
-    mu_kinetic: jnp.ndarray
-    sliding_time_constant: jnp.ndarray
-
-
 def smooth_hertz(contact, material1, material2, relative_velocity, transition_velocity, parameters) -> PointForces:
     """The smooth Hertz/Hunt-Crossley law (module docstring) at every Contact point (n, m); ``material_i`` (n, 5),
     ``parameters`` (3,): (cf, bd, bv)."""
     cf, bd, bv = parameters[0], parameters[1], parameters[2]
-    k1, k2 = material1[:, 0:1] ** (2.0 / 3.0), material2[:, 0:1] ** (2.0 / 3.0)
-    s1 = k2 / (k1 + k2)
-    k = k1 * s1
-    c = material1[:, 1:2] * s1 + material2[:, 1:2] * (1 - s1)
+    _, k, c = combine_by_shares(material1[:, 0:1] ** (2.0 / 3.0), material2[:, 0:1] ** (2.0 / 3.0),
+                                material1, material2)
     us, ud, uv = (harmonic_combination(material1[:, i], material2[:, i])[:, None] for i in (2, 3, 4))
     d, normal, point = contact.depth, contact.normal_G, contact.point_G
     R = 2.0 / (contact.curvatures[..., 0] + contact.curvatures[..., 1])
@@ -106,7 +88,7 @@ def exponential_spring(contact, R_G1, p_G1, relative_velocity, parameters, z):
     ``EXPONENTIAL_PARAMETERS`` order; ``z`` (n, m, 3) each point's (p0x, p0y, K). Returns (PointForces,
     z_dot (n, m, 3))."""
     n, m = contact.depth.shape
-    params = SpringParameters(*(parameters[i] for i in range(len(EXPONENTIAL_PARAMETERS))))
+    params = SimpleNamespace(**{name: parameters[i] for i, name in enumerate(EXPONENTIAL_PARAMETERS)})  # as attributes
     station = contact.point_G - (0.5 * contact.depth)[..., None] * contact.normal_G
     R_GP = jnp.repeat(plane_frames(R_G1), m, 0)  # (n m, 3, 3)
     flat = station.reshape(-1, 3)
