@@ -1,6 +1,6 @@
-"""ElasticFoundationForce under vmap (1024 lanes, one shared Model), jit, jax.grad vs central differences, NaN
-isolation, and an independent route: with zero velocity the force is conservative, so the ball's spatial force
-equals minus the gradient of the potential energy with respect to its pose.
+"""ElasticFoundationForce under vmap (1024 lanes, 256 for mesh against mesh; one shared Model), jit, jax.grad vs
+central differences, NaN isolation, and an independent route: with zero velocity the force is conservative, so the
+ball's spatial force equals minus the gradient of the potential energy with respect to its pose.
 
 Models are the golden file's (test_mesh_golden.meshed_ball) at its penetrating states.
 """
@@ -30,13 +30,20 @@ def _lanes(case, n, seed=0):
     return jnp.asarray(qs), jnp.asarray(us)
 
 
+#: Lanes per kind. Mesh against mesh tests every face of one mesh against every vertex of the other in each lane
+#: (~4.3 MB of intermediates per lane here), so 1024 of them took 4.4 GB, the suite's largest allocation; 256 lanes
+#: check the same batching rule.
+LANES = {"half_space": 1024, "sphere": 1024, "mesh": 256}
+
+
 @pytest.mark.parametrize("kind", KINDS)
-def test_vmap_1024_lanes_match_single_lanes(models, kind):
+def test_vmap_lanes_match_single_lanes(models, kind):
     model = models[kind]
-    qs, us = _lanes(GOLDEN[kind]["cases"][0], 1024)
+    n = LANES[kind]
+    qs, us = _lanes(GOLDEN[kind]["cases"][0], n)
     F, pe = jax.jit(jax.vmap(forces_and_energy, in_axes=(None, 0, 0)))(model, qs, us)
-    assert np.all(np.isfinite(F)) and np.sum(pe > 0) > 100 and np.sum(pe == 0) > 0, "lanes must mix contact and none"
-    for i in (0, 1, 511, 1023):
+    assert np.all(np.isfinite(F)) and np.sum(pe > 0) > n // 10 and np.sum(pe == 0) > 0, "lanes must mix contact and none"
+    for i in (0, 1, n // 2 - 1, n - 1):
         F1, pe1 = forces_and_energy(model, qs[i], us[i])
         np.testing.assert_allclose(F[i], F1, rtol=1e-12, atol=1e-9)
         np.testing.assert_allclose(pe[i], pe1, rtol=1e-12, atol=1e-12)
