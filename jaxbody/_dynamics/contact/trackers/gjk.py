@@ -62,17 +62,21 @@ class SignedDistance(NamedTuple):
 
 
 def _solve_small(G, rhs):
-    """(solution, ok) of the (g, k, k) Gram systems G x = rhs (k <= 3); ok: not degenerate (det > 1e-12 times
-    the product of the diagonal; the determinant in closed form, the solve by LU for its accuracy)."""
+    """(solution, ok) of the (g, k, k) symmetric Gram systems G x = rhs (k <= 3) by Cramer's rule (no LAPACK call
+    per batch element); ok: not degenerate (det > 1e-12 times the product of the diagonal)."""
     k = G.shape[-1]
     if k == 1:
         det = G[:, 0, 0]
+        adj = jnp.ones_like(G)
     elif k == 2:
         det = G[:, 0, 0] * G[:, 1, 1] - G[:, 0, 1] * G[:, 1, 0]
+        adj = jnp.stack([jnp.stack([G[:, 1, 1], -G[:, 0, 1]], -1), jnp.stack([-G[:, 1, 0], G[:, 0, 0]], -1)], -2)
     else:
-        det = jnp.sum(G[:, :, 0] * jnp.cross(G[:, :, 1], G[:, :, 2]), -1)
+        cols = [G[:, :, 0], G[:, :, 1], G[:, :, 2]]
+        adj = jnp.stack([jnp.cross(cols[1], cols[2]), jnp.cross(cols[2], cols[0]), jnp.cross(cols[0], cols[1])], -2)
+        det = jnp.sum(G[:, :, 0] * adj[:, 0], -1)
     ok = det > 1e-12 * jnp.prod(jnp.diagonal(G, axis1=1, axis2=2), -1)
-    x = jnp.linalg.solve(jnp.where(ok[:, None, None], G, jnp.eye(k, dtype=G.dtype)), rhs[..., None])[..., 0]
+    x = jnp.einsum("gij,gj->gi", adj, rhs) / jnp.where(ok, det, 1.0)[:, None]
     return x, ok
 
 
@@ -132,8 +136,8 @@ def gjk(A, B):
     D = jnp.zeros((4, 3), dtype).at[0].set(d0)
     mask = jnp.zeros(4, bool).at[0].set(True)
 
-    def step(carry, _):
-        P, D, mask, done, _, _ = carry
+    def step(carry):
+        P, D, mask, done, _, _, i = carry
         v, lam, sub = _closest_on_simplex(P, mask)
         vv = v @ v
         inside = vv <= (1e-12 * scale) ** 2
@@ -150,11 +154,13 @@ def gjk(A, B):
         new_mask = keep.at[slot].set(True)
         P2, D2 = P.at[slot].set(w), D.at[slot].set(d)
         pick = lambda new, old: jnp.where(stop, old, new)  # noqa: E731
-        return (pick(P2, P), pick(D2, D), pick(new_mask, mask), stop, v, lam), None
+        return pick(P2, P), pick(D2, D), pick(new_mask, mask), stop, v, lam, i + 1
 
-    # The last step's v and weights stay valid for the final simplex: a step only fills a slot they weigh 0.
-    start = (P, D, mask, jnp.zeros((), bool), jnp.zeros(3, dtype), jnp.zeros(4, dtype))
-    (P, D, mask, _, v, lam), _ = jax.lax.scan(step, start, None, GJK_STEPS)
+    # A while loop: under vmap it runs until every lane has stopped (at most GJK_STEPS), a lane that stopped
+    # keeps its carry. The last step's v and weights stay valid for the final simplex: a step only fills a slot
+    # they weigh 0.
+    start = (P, D, mask, jnp.zeros((), bool), jnp.zeros(3, dtype), jnp.zeros(4, dtype), jnp.zeros((), jnp.int32))
+    P, D, mask, _, v, lam, _ = jax.lax.while_loop(lambda c: ~c[3] & (c[6] < GJK_STEPS), step, start)
     v, lam, _ = _closest_on_simplex(P, mask)
     return P, D, mask, lam, v, v @ v <= (1e-12 * scale) ** 2
 
@@ -167,10 +173,11 @@ def _face_planes(V, F):
     return raw, length, n, jnp.sum(n * a, -1)
 
 
-def epa(A, B, P, D):
+def epa(A, B, P, D, active=True):
     """EPA from the GJK tetrahedron ``P`` (4, 3) (directions ``D``) containing the origin: (unit outward normal
     of M's face nearest the origin (3,), that face's three support directions (3, 3), barycentric weights of the
-    origin's projection on it (3,))."""
+    origin's projection on it (3,)). ``active`` (bool): the cores overlap (otherwise no expansion is done and the
+    result is meaningless)."""
     dtype = P.dtype
     scale = A.size + B.size + jnp.asarray(1e-300, dtype)
     nv = 4 + EPA_STEPS
@@ -189,8 +196,8 @@ def epa(A, B, P, D):
         j = jnp.argmin(jnp.where(good, dist, jnp.inf))
         return j, raw, length, n, dist
 
-    def step(carry, k):
-        V, VD, F, valid, done = carry
+    def step(carry):
+        V, VD, F, valid, done, k = carry
         j, raw, length, n, dist = nearest(V, F, valid)
         w = _support_M(A, B, n[j])
         converged = w @ n[j] - dist[j] <= 1e-11 * scale
@@ -212,9 +219,12 @@ def epa(A, B, P, D):
         stop = done | converged | (count > jnp.sum(~kept)) | (count < 3)
         pick = lambda new, old: jnp.where(stop, old, new)  # noqa: E731
         return (pick(V.at[new_vertex].set(w), V), pick(VD.at[new_vertex].set(n[j]), VD), pick(F2, F),
-                pick(valid2, valid), stop), None
+                pick(valid2, valid), stop, k + 1)
 
-    (V, VD, F, valid, _), _ = jax.lax.scan(step, (V, VD, F, valid, jnp.zeros((), bool)), jnp.arange(EPA_STEPS))
+    # Until every lane has converged (at most EPA_STEPS); a lane whose cores are apart (``active`` False) does
+    # no step, so a batch with no overlapping pair skips EPA.
+    start = (V, VD, F, valid, ~jnp.asarray(active, bool), jnp.zeros((), jnp.int32))
+    V, VD, F, valid, _, _ = jax.lax.while_loop(lambda c: ~c[4] & (c[5] < EPA_STEPS), step, start)
     j, raw, length, n, dist = nearest(V, F, valid)
     tri = V[F[j]]
     q = dist[j] * n[j]
@@ -260,7 +270,7 @@ def signed_distance(shape_A, R_A, p_A, shape_B, R_B, p_B, smooth: bool = False) 
     stop = lambda *x: jax.tree.map(jax.lax.stop_gradient, x)  # noqa: E731
     frozen = (convex_support(*stop(shape_A, R_A, p_A)), convex_support(*stop(shape_B, R_B, p_B)))
     P, D, mask, lam, v, overlap = gjk(*frozen)
-    n_epa, D_epa, lam_epa = epa(*frozen, P, D)
+    n_epa, D_epa, lam_epa = epa(*frozen, P, D, overlap)
     gap = spatial.safe_norm(v)
     n_gjk = -v / jnp.where(gap > 0, gap, 1.0)
     normal = jax.lax.stop_gradient(jnp.where(overlap, n_epa, n_gjk))
