@@ -125,9 +125,9 @@ def _off_plane_direction(P, mask):
     return d / jnp.where(spatial.safe_norm(d) > 0, spatial.safe_norm(d), 1.0), Q[0]
 
 
-def gjk(A, B):
+def gjk(A, B, steps: int = GJK_STEPS):
     """GJK on the cores: (simplex points (4, 3), their directions (4, 3), mask (4,), weights (4,), v (3,)
-    closest point of M to the origin, overlapping bool)."""
+    closest point of M to the origin, overlapping bool), after at most ``steps`` (static) iterations."""
     dtype = A.center.dtype
     scale = A.size + B.size + jnp.asarray(1e-300, dtype)
     d0 = A.center - B.center
@@ -160,7 +160,7 @@ def gjk(A, B):
     # keeps its carry. The last step's v and weights stay valid for the final simplex: a step only fills a slot
     # they weigh 0.
     start = (P, D, mask, jnp.zeros((), bool), jnp.zeros(3, dtype), jnp.zeros(4, dtype), jnp.zeros((), jnp.int32))
-    P, D, mask, _, v, lam, _ = jax.lax.while_loop(lambda c: ~c[3] & (c[6] < GJK_STEPS), step, start)
+    P, D, mask, _, v, lam, _ = jax.lax.while_loop(lambda c: ~c[3] & (c[6] < steps), step, start)
     v, lam, _ = _closest_on_simplex(P, mask)
     return P, D, mask, lam, v, v @ v <= (1e-12 * scale) ** 2
 
@@ -173,14 +173,24 @@ def _face_planes(V, F):
     return raw, length, n, jnp.sum(n * a, -1)
 
 
-def epa(A, B, P, D, active=True):
+def _first_true(mask, size):
+    """Indices (size,) of the first ``size`` True entries of the 1-d ``mask``, clamped to len(mask) - 1 past the
+    last one: ``jnp.nonzero(mask, size=size)`` without its cumulative sum, which XLA:CPU lowers to a
+    reduce-window (quadratic in the block size, the largest cost of an EPA step under vmap): a log-depth
+    associative scan, then a binary search of the running count."""
+    count = jax.lax.associative_scan(jnp.add, mask.astype(jnp.int32))
+    idx = jnp.searchsorted(count, jnp.arange(1, size + 1, dtype=jnp.int32), side="left", method="scan_unrolled")
+    return jnp.minimum(idx, mask.shape[0] - 1)
+
+
+def epa(A, B, P, D, active=True, steps: int = EPA_STEPS):
     """EPA from the GJK tetrahedron ``P`` (4, 3) (directions ``D``) containing the origin: (unit outward normal
     of M's face nearest the origin (3,), that face's three support directions (3, 3), barycentric weights of the
     origin's projection on it (3,)). ``active`` (bool): the cores overlap (otherwise no expansion is done and the
-    result is meaningless)."""
+    result is meaningless); at most ``steps`` (static) expansions."""
     dtype = P.dtype
     scale = A.size + B.size + jnp.asarray(1e-300, dtype)
-    nv = 4 + EPA_STEPS
+    nv = 4 + steps
     nf = 2 * nv - 4
     V = jnp.zeros((nv, 3), dtype).at[:4].set(P)
     VD = jnp.zeros((nv, 3), dtype).at[:4].set(D)
@@ -209,8 +219,8 @@ def epa(A, B, P, D, active=True):
         horizon = edge_visible & ~table[edges[:, 1] * nv + edges[:, 0]]
         kept = valid & ~visible
         count = jnp.sum(horizon)
-        h_idx = jnp.nonzero(horizon, size=nf, fill_value=0)[0]
-        free = jnp.nonzero(~kept, size=nf, fill_value=nf)[0]
+        h_idx = _first_true(horizon, nf)
+        free = _first_true(~kept, nf)
         target = jnp.where(jnp.arange(nf) < count, free, nf)
         new_vertex = 4 + k
         new_faces = jnp.stack([edges[h_idx, 0], edges[h_idx, 1], jnp.full(nf, new_vertex, jnp.int32)], -1)
@@ -224,7 +234,7 @@ def epa(A, B, P, D, active=True):
     # Until every lane has converged (at most EPA_STEPS); a lane whose cores are apart (``active`` False) does
     # no step, so a batch with no overlapping pair skips EPA.
     start = (V, VD, F, valid, ~jnp.asarray(active, bool), jnp.zeros((), jnp.int32))
-    V, VD, F, valid, _, _ = jax.lax.while_loop(lambda c: ~c[4] & (c[5] < EPA_STEPS), step, start)
+    V, VD, F, valid, _, _ = jax.lax.while_loop(lambda c: ~c[4] & (c[5] < steps), step, start)
     j, raw, length, n, dist = nearest(V, F, valid)
     tri = V[F[j]]
     q = dist[j] * n[j]
