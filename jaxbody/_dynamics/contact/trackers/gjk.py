@@ -1,5 +1,5 @@
 """Signed distance of two convex shapes from their support functions: GJK for separated cores, EPA for
-overlapping ones, with fixed iteration counts (jit, vmap; no Python branch on values). One pair per call
+overlapping ones, with bounded iteration counts (jit, vmap; no Python branch on values). One pair per call
 (the pair-table trackers in ``curved.py`` vmap it).
 
 Let ``M = A - B`` be the Minkowski difference of the two cores (``support.py``; radii are swept afterwards) and
@@ -9,7 +9,11 @@ the penetration depth when overlapping. GJK finds the point of M closest to the 
 iterations; the closest point of each simplex is found by trying all 15 sub-simplices, no Johnson branching);
 when the origin is in M (cores overlap within ``1e-12 size``), EPA (``EPA_STEPS`` expansions of a polytope of
 at most ``4 + EPA_STEPS`` vertices held in fixed arrays, the horizon found from a table of directed edges)
-finds the face of M nearest the origin. The search itself carries no gradient; the results are then
+finds the face of M nearest the origin. Both are ``lax.while_loop`` s that stop at convergence; under vmap a
+loop runs until its last lane has stopped (the stopped lanes' carries frozen), and EPA does no step at all in
+a batch whose cores are all apart. The batch cost is therefore linear in the lanes times the slowest lane's
+steps: ~4 ms of CPU per ellipsoid pair at the tests' -O0 flags when some lane runs EPA's 48 steps (4096 lanes of
+2 pairs: ~35 s), most of it in EPA's O(faces) step. The search itself carries no gradient; the results are then
 re-evaluated with gradients:
 
 * ``distance = sep(n*)`` at the found direction n* (Danskin: its gradient is exact where the maximum is);
