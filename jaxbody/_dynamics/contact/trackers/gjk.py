@@ -223,16 +223,19 @@ def epa(A, B, P, D, active=True, steps: int = EPA_STEPS):
         horizon = edge_visible & ~table[edges[:, 1] * nv + edges[:, 0]]
         kept = valid & ~visible
         count = jnp.sum(horizon)
-        h_idx = _first_true(horizon, nf)
-        free = _first_true(~kept, nf)
-        target = jnp.where(jnp.arange(nf) < count, free, nf)
+        # The r-th free slot (in slot order) gets the face on the r-th horizon edge (in edge order), r < count:
+        # written as gathers (a scatter is a serial loop on XLA:CPU).
+        rank = jax.lax.associative_scan(jnp.add, (~kept).astype(jnp.int32)) - 1
+        filled = ~kept & (rank < count)
+        edge = _first_true(horizon, nf)[jnp.clip(rank, 0, nf - 1)]
         new_vertex = 4 + k
-        new_faces = jnp.stack([edges[h_idx, 0], edges[h_idx, 1], jnp.full(nf, new_vertex, jnp.int32)], -1)
-        F2 = F.at[target].set(new_faces, mode="drop")
-        valid2 = kept.at[target].set(True, mode="drop")
+        new_faces = jnp.stack([edges[edge, 0], edges[edge, 1], jnp.full(nf, new_vertex, jnp.int32)], -1)
+        F2 = jnp.where(filled[:, None], new_faces, F)
+        valid2 = kept | filled
         stop = done | converged | (count > jnp.sum(~kept)) | (count < 3)
         pick = lambda new, old: jnp.where(stop, old, new)  # noqa: E731
-        return (pick(V.at[new_vertex].set(w), V), pick(VD.at[new_vertex].set(n[j]), VD), pick(F2, F),
+        here = (jnp.arange(nv) == new_vertex)[:, None]
+        return (pick(jnp.where(here, w, V), V), pick(jnp.where(here, n[j], VD), VD), pick(F2, F),
                 pick(valid2, valid), stop, k + 1)
 
     # Until every lane has converged (at most EPA_STEPS); a lane whose cores are apart (``active`` False) does
