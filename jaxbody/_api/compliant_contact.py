@@ -123,7 +123,7 @@ def _check_force_model(tracker, force_model, surfaces, a, b, kinds) -> None:
 #: ``set_broad_phase("auto")``: on (capacity ``AUTO_BROAD_PHASE_CAPACITY`` per pair kind) when more than
 #: ``AUTO_BROAD_PHASE_PAIRS`` pairs are tracked, off otherwise (benchmarks/README.md, "Broad phase": measured).
 AUTO_BROAD_PHASE_PAIRS = 256
-AUTO_BROAD_PHASE_CAPACITY = 32
+AUTO_BROAD_PHASE_CAPACITY = 64
 
 
 def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float, force_model=None,

@@ -122,7 +122,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     contact pairs, or with contact=False (a contact-free model of the same file, e.g. to compare the tree
     dynamics against MuJoCo run with contact disabled).
     contact_broad_phase: the contact subsystem's ``set_broad_phase`` (the same forces from fewer narrow-phase
-    pairs): "auto" (default: capacity 32 per pair kind above 256 tracked pairs, e.g. dm_control's dog), an int
+    pairs): "auto" (default: capacity 64 per pair kind above 256 tracked pairs, e.g. dm_control's dog), an int
     capacity, or 0 (off).
     ``<flag actuation="disable"/>``: the actuators are made (their controls and activation slots exist) but give no
     force and their activations do not change, as in MuJoCo (jaxbody.io.mjcf_actuators);

@@ -109,7 +109,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     jaxbody.io.urdf_collision) of ``contact_material`` (a jb.ContactMaterial); ``self_collision``: the robot's
     surfaces touch each other (not a joint's parent and child), else only surfaces users add; meshes as
     ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names;
-    ``broad_phase``: the contact subsystem's ``set_broad_phase`` ("auto", the default: capacity 32 per pair kind
+    ``broad_phase``: the contact subsystem's ``set_broad_phase`` ("auto", the default: capacity 64 per pair kind
     when more than 256 pairs are tracked at realize_topology(), counting surfaces users add; an int capacity; 0 off).
     mimic: "couple" (default): each ``<mimic>`` becomes a CoordinateCoupler; "ignore": mimic tags are left
     out with one warning naming the joints, which then move independently (Pinocchio's default).

@@ -1,6 +1,6 @@
 """load_mjcf / load_urdf turn the compliant contact's broad phase on by themselves above
 ``AUTO_BROAD_PHASE_PAIRS`` tracked pairs (``contact_broad_phase`` / ``broad_phase`` = "auto", the default):
-a 25-ball MJCF model (325 pairs) gets capacity 32 and the same body forces, bit for bit, under jit and vmap, as
+a 25-ball MJCF model (325 pairs) gets capacity 64 and the same body forces (to round-off) under jit and vmap as
 with the broad phase off; MJX's humanoid (4 pairs) keeps it off; an int chooses the capacity; a bad value raises."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_auto_broad_phase_gives_the_same_forces():
     q[..., 4:] = [[0.3 * (i % 5), 0.3 * (i // 5), 0.5] for i in range(BALLS)]
     q[1, :5, 6] = 0.08  # first row sunk into the floor
     q[2, 1, 4:] = q[2, 0, 4:] + [0.15, 0.0, 0.0]  # two balls touching
-    q[3, :, 4:] = rng.uniform(0.0, 0.4, size=(BALLS, 3))  # a heap: 81 touching pairs > 32, the fallback
+    q[3, :, 4:] = rng.uniform(0.0, 0.4, size=(BALLS, 3))  # a heap: 81 touching pairs > 64, the fallback
     q = jnp.asarray(q.reshape(4, -1))
     forces = jax.jit(jax.vmap(lambda m, q: m.realize(m.default_state().set_q(q), jb.Stage.Dynamics).dynamics.body_forces,
                               in_axes=(None, 0)))

@@ -66,21 +66,17 @@ class SignedDistance(NamedTuple):
 
 
 def _solve_small(G, rhs):
-    """(solution, ok) of the (g, k, k) symmetric Gram systems G x = rhs (k <= 3) by Cramer's rule (no LAPACK call
-    per batch element); ok: not degenerate (det > 1e-12 times the product of the diagonal)."""
+    """(solution, ok) of the (g, k, k) Gram systems G x = rhs (k <= 3); ok: not degenerate (det > 1e-12 times
+    the product of the diagonal; the determinant in closed form, the solve by LU for its accuracy)."""
     k = G.shape[-1]
     if k == 1:
         det = G[:, 0, 0]
-        adj = jnp.ones_like(G)
     elif k == 2:
         det = G[:, 0, 0] * G[:, 1, 1] - G[:, 0, 1] * G[:, 1, 0]
-        adj = jnp.stack([jnp.stack([G[:, 1, 1], -G[:, 0, 1]], -1), jnp.stack([-G[:, 1, 0], G[:, 0, 0]], -1)], -2)
     else:
-        cols = [G[:, :, 0], G[:, :, 1], G[:, :, 2]]
-        adj = jnp.stack([jnp.cross(cols[1], cols[2]), jnp.cross(cols[2], cols[0]), jnp.cross(cols[0], cols[1])], -2)
-        det = jnp.sum(G[:, :, 0] * adj[:, 0], -1)
+        det = jnp.sum(G[:, :, 0] * jnp.cross(G[:, :, 1], G[:, :, 2]), -1)
     ok = det > 1e-12 * jnp.prod(jnp.diagonal(G, axis1=1, axis2=2), -1)
-    x = jnp.einsum("gij,gj->gi", adj, rhs) / jnp.where(ok, det, 1.0)[:, None]
+    x = jnp.linalg.solve(jnp.where(ok[:, None, None], G, jnp.eye(k, dtype=G.dtype)), rhs[..., None])[..., 0]
     return x, ok
 
 
