@@ -6,7 +6,10 @@ different bodies tracked (geoms (geoms - 1) / 2 + geoms pairs); the bodies of th
 into the floor and two are moved into contact, so a few pairs touch. Times one evaluation of every contact
 force (``jax.jit`` of realize to Dynamics, body forces from the contact element) with the broad phase off and
 with capacity ``--capacity``, after compiling each once, and checks the two give the same forces (max abs
-difference printed). Usage: ``python3 benchmarks/contact_broad_phase.py [--geoms 200] [--capacity 32]``.
+difference printed). ``--batch B`` (> 0) times ``jax.vmap`` over B copies of the state instead (the first
+grid row's heights jittered per lane, so lanes differ): no lane overflows the capacity, so the candidates' branch
+alone runs (``broad_phase.any_lane``). ``--capacity`` may list several capacities (each timed against off).
+Usage: ``python3 benchmarks/contact_broad_phase.py [--geoms 200] [--capacity 32 [64 ...]] [--batch 0]``.
 Timings on a shared CPU are noisy; the lead reruns them.
 """
 
@@ -62,22 +65,31 @@ def state(model, geoms):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--geoms", type=int, default=200)
-    parser.add_argument("--capacity", type=int, default=32)
+    parser.add_argument("--capacity", type=int, nargs="+", default=[32])
+    parser.add_argument("--batch", type=int, default=0)
     args = parser.parse_args()
     results = {}
-    for capacity in (0, args.capacity):
+    for capacity in [0] + args.capacity:
         model, contact = build(args.geoms, capacity)
         s = state(model, args.geoms)
-        forces = jax.jit(lambda m, s: m.realize(s, jb.Stage.Dynamics).dynamics.body_forces)
+        one = lambda m, q: m.realize(s.set_q(q), jb.Stage.Dynamics).dynamics.body_forces  # noqa: E731
+        q = s.q
+        if args.batch:
+            side = int(np.ceil(np.sqrt(args.geoms)))
+            jitter = np.zeros((args.batch, args.geoms, 7))
+            jitter[:, :side, 6] = np.linspace(-0.005, 0.005, args.batch)[:, None]
+            q = q[None] + jnp.asarray(jitter.reshape(args.batch, -1))
+            one = jax.vmap(one, in_axes=(None, 0))
+        forces = jax.jit(one)
         t = time.perf_counter()
-        out = jax.block_until_ready(forces(model, s))
+        out = jax.block_until_ready(forces(model, q))
         compile_s = time.perf_counter() - t
-        run_s, _ = median_time(lambda: forces(model, s), max_reps=5, target_s=1.0, sync=jax.block_until_ready)
+        run_s, _ = median_time(lambda: forces(model, q), max_reps=5, target_s=1.0, sync=jax.block_until_ready)
         results[capacity] = out
-        print(f"geoms {args.geoms}, pairs {contact.get_num_contact_pairs(model)}, broad phase capacity {capacity}: "
-              f"compile+first {compile_s:.2f} s, forces {run_s * 1e3:.2f} ms")
-    print("max |force difference| with/without broad phase:",
-          float(jnp.max(jnp.abs(results[0] - results[args.capacity]))))
+        print(f"geoms {args.geoms}, pairs {contact.get_num_contact_pairs(model)}, batch {args.batch}, broad phase "
+              f"capacity {capacity}: compile+first {compile_s:.2f} s, forces {run_s * 1e3:.2f} ms", flush=True)
+        if capacity:
+            print("  max |force difference| with/without broad phase:", float(jnp.max(jnp.abs(results[0] - out))))
 
 
 if __name__ == "__main__":

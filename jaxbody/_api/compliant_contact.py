@@ -120,9 +120,17 @@ def _check_force_model(tracker, force_model, surfaces, a, b, kinds) -> None:
                           f"(exclude the pair or use the pair table's model)")
 
 
+#: ``set_broad_phase("auto")``: on (capacity ``AUTO_BROAD_PHASE_CAPACITY`` per pair kind) when more than
+#: ``AUTO_BROAD_PHASE_PAIRS`` pairs are tracked, off otherwise (benchmarks/README.md, "Broad phase": measured).
+AUTO_BROAD_PHASE_PAIRS = 256
+AUTO_BROAD_PHASE_CAPACITY = 64
+
+
 def _build_element(tracker: ContactTrackerSubsystem, transition_velocity: float, force_model=None,
-                   parameters=(), capacity: int = 0) -> CompliantContactForce:
+                   parameters=(), capacity: int | str = 0) -> CompliantContactForce:
     surfaces = tracker.get_surfaces()
+    if capacity == "auto":
+        capacity = AUTO_BROAD_PHASE_CAPACITY if len(tracker.select_pairs()) > AUTO_BROAD_PHASE_PAIRS else 0
     for mobod in tracker.system.get_matter_subsystem()._bodies:  # the Model's pair indices count on these lists
         mobod.body._surfaces_read_by = (tracker.system, mobod.name)
     record_keys, members, where = [], [], []
@@ -230,15 +238,21 @@ class CompliantContactSubsystem(GeneralForceSubsystem):
             raise InvalidArgument(f"CompliantContactSubsystem force model must be None, 'smooth_hertz' or "
                                   f"'exponential_spring', got {name!r}")
 
-    def set_broad_phase(self, capacity: int) -> None:
-        """Broad phase (before ``realize_topology()``; 0, the default: off): each pair kind with more than
+    def set_broad_phase(self, capacity: int | str) -> None:
+        """Broad phase (before ``realize_topology()``; 0, the default: off; ``"auto"``, as ``load_mjcf`` and
+        ``load_urdf`` set it: ``AUTO_BROAD_PHASE_CAPACITY`` when more than ``AUTO_BROAD_PHASE_PAIRS`` pairs are
+        tracked at ``realize_topology()``, else off): each pair kind with more than
         ``capacity`` pairs runs its narrow phase only on the ``capacity`` pairs whose bounding spheres are
         nearest, the others getting no force; if more than ``capacity`` of them have overlapping bounding spheres
         the whole kind is tracked (never a dropped contact). Forces equal the full narrow phase's; see
         ``_dynamics/contact/broad_phase.py``. Worth it for models with many far pairs (hundreds of geoms)."""
         self.system._check_not_frozen("set the broad phase")
+        if capacity == "auto":
+            self._broad_phase_capacity = "auto"
+            return
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 0:
-            raise InvalidArgument(f"CompliantContactSubsystem broad phase capacity must be an int >= 0, got {capacity!r}")
+            raise InvalidArgument(f"CompliantContactSubsystem broad phase capacity must be an int >= 0 or 'auto', "
+                                  f"got {capacity!r}")
         self._broad_phase_capacity = int(capacity)
 
     def set_transition_velocity(self, v) -> None:

@@ -104,7 +104,7 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
               limit_time_constant: float = LIMIT_TIME_CONSTANT, limit_dissipation: float = LIMIT_DISSIPATION,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
               contact: bool = True, contact_transition_velocity: float = CONTACT_TRANSITION_VELOCITY,
-              ) -> ImportedModel:
+              contact_broad_phase: int | str = "auto") -> ImportedModel:
     """Read an MJCF file (or MJCF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
     joint_limits: limited hinge and slide joints get a ``Force.MobilityLinearStop`` at their range, stiffness
@@ -121,6 +121,9 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     file's ``<option><flag contact="disable"/>`` (or ``constraint="disable"``) is set, when the model has no
     contact pairs, or with contact=False (a contact-free model of the same file, e.g. to compare the tree
     dynamics against MuJoCo run with contact disabled).
+    contact_broad_phase: the contact subsystem's ``set_broad_phase`` (the same forces from fewer narrow-phase
+    pairs): "auto" (default: capacity 64 per pair kind above 256 tracked pairs, e.g. dm_control's dog), an int
+    capacity, or 0 (off).
     ``<flag actuation="disable"/>``: the actuators are made (their controls and activation slots exist) but give no
     force and their activations do not change, as in MuJoCo (jaxbody.io.mjcf_actuators);
     ``<flag gravity="disable"/>``: zero gravity (jaxbody.io.mjcf_options).
@@ -205,6 +208,8 @@ def load_mjcf(path_or_string: str | os.PathLike, joint_limits: bool = True,
     contact_model = add_mjcf_contact(  # jaxbody.io.mjcf_contact
         mujoco, m, system, bodies, names(mujoco, m, mujoco.mjtObj.mjOBJ_GEOM, m.ngeom, "geom"), body_names, gravity,
         contact_transition_velocity) if contact and "contact" not in disabled else None
+    if contact_model is not None:
+        contact_model.subsystem.set_broad_phase(contact_broad_phase)
     dof = {joint_names[j]: int(m.jnt_dofadr[j]) for j in range(m.njnt)}
     armature = {n: float(m.dof_armature[d]) for n, d in dof.items() if m.dof_armature[d] != 0}
     for j, name in enumerate(joint_names):

@@ -95,7 +95,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
               mimic: str = "couple", collision: bool = False, contact_material=None, self_collision: bool = False,
               collision_mesh: str = "convex_hull", package_dirs=(), strict_inertia: bool = False,
-              ) -> ImportedModel:
+              broad_phase: int | str = "auto") -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
     floating_base: mount the root link on a Free mobilizer (else the root link is Ground).
@@ -108,7 +108,9 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     collision: each link's ``<collision>`` becomes a compliant contact surface (``ImportedModel.contact``,
     jaxbody.io.urdf_collision) of ``contact_material`` (a jb.ContactMaterial); ``self_collision``: the robot's
     surfaces touch each other (not a joint's parent and child), else only surfaces users add; meshes as
-    ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names.
+    ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names;
+    ``broad_phase``: the contact subsystem's ``set_broad_phase`` ("auto", the default: capacity 64 per pair kind
+    when more than 256 pairs are tracked at realize_topology(), counting surfaces users add; an int capacity; 0 off).
     mimic: "couple" (default): each ``<mimic>`` becomes a CoordinateCoupler; "ignore": mimic tags are left
     out with one warning naming the joints, which then move independently (Pinocchio's default).
     strict_inertia: False (default): a body whose inertia (after fixed-joint fusing) violates only the triangle
@@ -207,6 +209,8 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
         system, root_node, bodies, host, X_host, joints, contact_material, self_collision, collision_mesh,
         None if text is path_or_string else os.path.dirname(os.path.abspath(os.fspath(path_or_string))),
         tuple(package_dirs)) if collision else None
+    if contact is not None:
+        contact.subsystem.set_broad_phase(broad_phase)
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
         constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},

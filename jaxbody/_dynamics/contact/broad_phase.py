@@ -8,10 +8,13 @@ signed distance: ``|c1 - c2| - r1 - r2`` for two spheres, ``-x_H(c) - r`` for a 
 on the ``capacity`` pairs of least gap (``lax.top_k``: a static count) and gives every other pair a far
 Contact: depth ``-gap`` clipped to at most 0 (no force), the midpoint of the centers, the x axis as normal,
 curvature 1 (finite everywhere, as inactive points must be). Where more pairs than ``capacity`` have a gap
-<= 0 the whole group is tracked instead (``lax.cond``: never a dropped contact; under vmap both branches run).
-Forces are therefore those of the full narrow phase; the ``ContactForces`` report's depth of a far pair is the
-bounding gap's (<= 0) instead of its exact separation. Cost: O(n) gaps and a top-k, plus ``capacity`` narrow
-phase pairs instead of n.
+<= 0 the whole group is tracked instead (``lax.cond``: never a dropped contact). Under vmap the rule is per
+batch, not per lane: the fallback's condition is reduced over the lanes (``any_lane``), so the whole batch
+tracks the whole group when any lane overflows and only the candidates otherwise (a lane-wise condition would
+make vmap's cond a select that runs both branches on every lane, the full narrow phase included). Forces are
+those of the full narrow phase either way; the ``ContactForces`` report's depth of a far pair is the bounding
+gap's (<= 0) instead of its exact separation, in the lanes of a batch that took the candidates. Cost: O(n) gaps
+and a top-k, plus ``capacity`` narrow phase pairs instead of n.
 """
 
 from __future__ import annotations
@@ -49,6 +52,18 @@ def bounding_gap(kinds, R_G1, p_G1, shape1, p_G2, shape2):
     return spatial.safe_norm(p_G2 - p_G1) - bounding_radius(shape1) - r2
 
 
+@jax.custom_batching.custom_vmap
+def any_lane(flag):
+    """The bool ``flag`` itself; under vmap, one unbatched bool: whether it is True in any lane."""
+    return flag
+
+
+@any_lane.def_vmap
+def _any_lane_rule(axis_size, in_batched, flag):
+    del axis_size
+    return (jnp.any(flag) if in_batched[0] else flag), False
+
+
 def track_candidates(track, kinds, capacity, R_G1, p_G1, shape1, R_G2, p_G2, shape2) -> Contact:
     """The group's Contact (n pairs) from its tracker run on ``capacity`` candidate pairs (module docstring)."""
     gap = bounding_gap(kinds, R_G1, p_G1, shape1, p_G2, shape2)
@@ -65,4 +80,4 @@ def track_candidates(track, kinds, capacity, R_G1, p_G1, shape1, R_G2, p_G2, sha
         far = Contact(far_depth, mid, x, jnp.ones((n, m, 2), gap.dtype), jnp.zeros((n, m), gap.dtype))
         return Contact(*(f.at[index].set(c) for f, c in zip(far, near)))
 
-    return jax.lax.cond(jnp.sum(gap <= 0) > capacity, everything, candidates)
+    return jax.lax.cond(any_lane(jnp.sum(jax.lax.stop_gradient(gap) <= 0) > capacity), everything, candidates)

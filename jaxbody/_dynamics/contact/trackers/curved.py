@@ -16,8 +16,9 @@ refinement of the points P, Q whose outward normals are antiparallel, depth ``(P
 their midpoint, ``combineParaboloids`` for the relative curvatures, an EllipticalPointContact. This tracker
 gives the same quantities (GJK/EPA then Newton on the normal for two smooth cores; test_gjk_golden checks the
 optimality conditions). One point per pair: a cylinder lying on a brick's face rests on one point (it can
-rock); Simbody has none of the other pairs. Cost per pair: ``gjk.GJK_STEPS`` + ``gjk.EPA_STEPS`` support
-evaluations (a convex mesh's is O(nv)) and 15 small solves per GJK step.
+rock); Simbody has none of the other pairs. Cost per pair: at most ``gjk.GJK_STEPS`` + ``gjk.EPA_STEPS``
+support evaluations (a convex mesh's is O(nv)) and 15 small solves per GJK step; under vmap the
+slowest lane's count (``gjk``'s docstring).
 """
 
 from __future__ import annotations
