@@ -24,6 +24,7 @@ from script_runner import load_example  # noqa: E402
 pytest.importorskip("mujoco", reason="load_mjcf parses with MuJoCo's compiler (extra jaxbody[io])")
 
 
+@pytest.mark.long  # ~90 s on the 2-core CI machine (a 50-step contact window's reverse pass and its compile)
 def test_window_gradient_through_contact_equals_central_differences_and_descends():
     import equinox as eqx
     import jax
