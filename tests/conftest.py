@@ -49,21 +49,31 @@ def pytest_configure(config):
     set_trace_hook(count_trace)  # every compiled entry point's traces, counted for the whole session
 
 
-# Files that took longest in a full run (`pytest -n 2 --durations=0`, 2026-11-23; --long checks excluded),
-# longest first. pytest-xdist hands out whole files (`--dist loadfile`) in collection order
-# (`--no-loadscope-reorder`, pyproject.toml), so starting these first keeps one worker from running a long file
-# alone at the end.
+# Files that took longest (per-test times of a full `pytest -n 2` run, 2026-11-29, --long checks excluded; the
+# kernel files from the 2026-11-28 CI's --durations), longest first. pytest-xdist hands out whole files
+# (`--dist loadfile`) in collection order (`--no-loadscope-reorder`, pyproject.toml), so starting these first keeps
+# one worker from running a long file alone at the end.
 LONGEST_FILES_FIRST = (
-    "tests/constraints/test_constraints.py",
-    "tests/constraints/test_projection.py",
-    "tests/mobilizers/test_mobilizer_catalogue.py",
-    "tests/golden/test_golden_simbody.py",
-    "tests/unilateral/test_unilateral_physics.py",
-    "tests/mobilizers/test_mobilizer_reverse_custom.py",
+    "tests/kernels/test_kernel_derivatives.py",
+    "tests/integrators/test_events.py",
+    "tests/io/test_io_mjcf_spatial_wrap.py",
+    "tests/io/test_io_mjcf_tendon_armature.py",
+    "tests/kernels/test_cuda_source.py",
     "tests/test_readme.py",
+    "tests/mobilizers/test_mobilizer_reverse_custom.py",
     "tests/unilateral/test_stepper_batching.py",
-    "tests/integrators/test_integrators.py",
+    "tests/io/test_io_mjcf_fluid.py",
+    "tests/io/test_io_mjcf_names_options.py",
+    "tests/golden/test_golden_simbody.py",
+    "tests/constraints/test_constraints.py",
     "tests/constraints/test_golden_constraints.py",
+    "tests/mobilizers/test_mobilizer_catalogue.py",
+    "tests/contact/test_mesh_batch.py",
+    "tests/integrators/test_integrators.py",
+    "tests/unilateral/test_unilateral_physics.py",
+    "tests/io/test_io_mjcf.py",
+    "tests/integrators/test_batched_constrained.py",
+    "tests/contact/test_gjk_trackers.py",
 )
 
 

@@ -207,6 +207,7 @@ def test_per_body_cache_getters(results):
     np.testing.assert_allclose(coupler["total_coriolis"], shifted + coupler["coriolis"], atol=1e-12)
 
 
+@pytest.mark.long  # CI budget (2026-11-29 profile): ~15 s; the whole matrices are checked in CI
 def test_per_constraint_matrices_computed_alone_equal_rows_of_the_whole():
     """A constraint's P, Pq, V and A rows at a State realized to Velocity only (so nothing is cached: each is
     computed from the constraint's own rows) equal those rows of the model's whole matrices; at Acceleration

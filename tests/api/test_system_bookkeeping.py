@@ -50,6 +50,7 @@ def test_name_version_subsystems():
     assert system.is_same_system(system) and not system.is_same_system(jb.MultibodySystem())
 
 
+@pytest.mark.long  # CI budget (2026-11-29 profile): ~9 s
 def test_projection_counters_follow_simbody_rules():
     system, *_ = _two_pins_with_rod()
     model = system.realize_topology()

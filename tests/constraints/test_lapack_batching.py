@@ -75,6 +75,7 @@ def _contact_program():
     return "box PLUS step", jax.vmap(lambda s: stepper.simulate(s, 1e-3, 1)[0].q), states
 
 
+@pytest.mark.long  # CI budget (2026-11-29 profile): ~12 s; a check of XLA's lowering, not of numbers
 @pytest.mark.skipif(not SPLITS_LAPACK_BATCHES, reason="this jaxlib runs every LAPACK batch on the calling thread")
 def test_no_lapack_call_of_a_4096_lane_program_is_split_over_the_thread_pool():
     for name, f, args in [*_fourbar_programs(), _contact_program()]:

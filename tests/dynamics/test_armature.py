@@ -66,7 +66,9 @@ def test_both_paths_agree_with_armature_and_a_lock(setup):
     assert_close(udot("compiled"), udot("jax"), 1e-12, what="udot, compiled vs JAX path")
 
 
-@pytest.mark.parametrize("backend", ["compiled", "jax"])
+# The JAX path's gradient is long for the CI budget (~7 s; 2026-11-29 profile): the compiled one runs in CI and
+# the two paths' forward solves are compared above.
+@pytest.mark.parametrize("backend", ["compiled", pytest.param("jax", marks=pytest.mark.long)])
 def test_gradient_with_respect_to_armature(setup, backend):
     model, _, armature, args = setup
     w = jnp.asarray(np.random.default_rng(4).normal(size=model.topology.nu))

@@ -158,6 +158,7 @@ def test_jacobian_operators_under_vmap_and_grad():
         np.testing.assert_allclose(g @ d, fd, rtol=1e-6)
 
 
+@pytest.mark.long  # CI budget (2026-11-29 profile): ~14 s
 def test_mobilizer_reactions_on_body_and_parent_balance_each_body():
     """Newton-Euler for each parent p at Po: own reaction + children's reactions on p = Mk A + b - F_applied."""
     model, handles, q, u, f, F = setup()

@@ -564,6 +564,7 @@ def _scalar(model, q, u, radii, weights):
 scalar_and_grad = jax.jit(jax.value_and_grad(_scalar, argnums=(1, 2, 3)))
 
 
+@pytest.mark.long  # CI budget (2026-11-29 profile): ~16 s; the reversed/custom derivative tests below stay in CI
 def test_mixed_tree_grad_matches_finite_differences():
     model = mixed_model()
     q, u = mixed_qu(3)

@@ -72,6 +72,7 @@ def test_grad_of_rebound_speed_wrt_restitution():
     assert_close(grad, 0.1, 1e-6, "d v+/d e closed form")
 
 
+@pytest.mark.long  # CI budget (2026-11-29 profile): ~13 s; the restitution gradient stays in CI
 def test_grad_of_sliding_speed_wrt_friction():
     """A block sliding down a 30 deg incline with mu = 0.3 reaches v = -g (sin - mu cos) T after T = 0.02 s, so
     dv/dmu = g cos(30 deg) T = 0.16991 m/s (the sliding cone is active every step); forward mode through 20
