@@ -24,24 +24,27 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-PROXIMAL = 1e-4     # added to the Hessian's diagonal
+PROXIMAL = 1e-6     # the least weight on the Hessian's diagonal (a Levenberg-Marquardt trust region, adapted)
 BARRIER = 1e-2      # the first barrier parameter
 MIN_BARRIER = 1e-9
 FRACTION = 0.99     # fraction to the boundary
 
 
-def kkt_step(H_diag, C, g, c):
-    """(dz, y) from the sparse KKT system [[diag(H_diag), -C^T], [C, 0]] [dz; y] = [-g; -c]."""
-    n, m = g.shape[0], c.shape[0]
-    K = sp.bmat([[sp.diags(H_diag), -C.T], [C, None]], format="csc")
-    sol = spla.splu(K, permc_spec="COLAMD").solve(-np.concatenate([g, c]))
-    return sol[:n], sol[n:]
+def kkt_factor(H_diag, C):
+    """The sparse LU of the KKT matrix [[diag(H_diag), -C^T], [C, 0]]; ``.solve([-g; -c])`` gives [dz; y]."""
+    return spla.splu(sp.bmat([[sp.diags(H_diag), -C.T], [C, None]], format="csc"), permc_spec="COLAMD")
 
 
 def _fraction_to_boundary(x, dx):
     """The largest alpha <= 1 keeping x + alpha dx >= (1 - FRACTION) x for x > 0."""
     shrinking = dx < 0
     return min(1.0, float(np.min(-FRACTION * x[shrinking] / dx[shrinking], initial=np.inf)))
+
+
+def _merit(problem, z, c, barrier, nu):
+    """The l1 merit of the barrier problem at z with constraints c."""
+    merit = float(problem.objective(jnp.asarray(z))) + barrier(z) + nu * np.abs(c).sum()
+    return merit if np.isfinite(merit) else np.inf
 
 
 def solve(problem, max_iterations=300, constraint_tol=1e-6, optimality_tol=1e-6, log=print):
@@ -61,7 +64,8 @@ def solve(problem, max_iterations=300, constraint_tol=1e-6, optimality_tol=1e-6,
     for fn in (problem.constraints, problem.objective, grad_J, hess_diag):
         jax.block_until_ready(fn(jnp.asarray(z)))
     compile_s, t0 = time.perf_counter() - t0, time.perf_counter()
-    D = np.asarray(hess_diag(jnp.asarray(z))) + PROXIMAL
+    D = np.asarray(hess_diag(jnp.asarray(z)))
+    proximal = PROXIMAL
     mu, nu, history = BARRIER, 1.0, []
     zl = np.where(has_lo, mu / np.where(has_lo, z - lo, 1.0), 0.0)
     zu = np.where(has_hi, mu / np.where(has_hi, hi - z, 1.0), 0.0)
@@ -92,7 +96,9 @@ def solve(problem, max_iterations=300, constraint_tol=1e-6, optimality_tol=1e-6,
             mu = max(MIN_BARRIER, min(0.2 * mu, mu ** 1.5))
         sigma = np.where(has_lo, zl / g_lo, 0.0) + np.where(has_hi, zu / g_hi, 0.0)
         g_bar = g - np.where(has_lo, mu / g_lo, 0.0) + np.where(has_hi, mu / g_hi, 0.0)
-        d, y_new = kkt_step(D + sigma, C, g_bar, c)
+        lu = kkt_factor(D + proximal + sigma, C)
+        step = lu.solve(-np.concatenate([g_bar, c]))
+        d, y_new = step[:len(z)], step[len(z):]
         dzl = np.where(has_lo, mu / g_lo - zl - zl / g_lo * d, 0.0)
         dzu = np.where(has_hi, mu / g_hi - zu + zu / g_hi * d, 0.0)
         alpha = min(_fraction_to_boundary(g_lo[has_lo], d[has_lo]),
@@ -100,22 +106,42 @@ def solve(problem, max_iterations=300, constraint_tol=1e-6, optimality_tol=1e-6,
         alpha_dual = min(_fraction_to_boundary(zl[has_lo], dzl[has_lo]),
                          _fraction_to_boundary(zu[has_hi], dzu[has_hi]))
         nu = max(nu, 2 * np.abs(y_new).max())
-        phi0 = float(J) + barrier(z)
-        merit0 = phi0 + nu * np.abs(c).sum()
+        merit0 = float(J) + barrier(z) + nu * np.abs(c).sum()
         slope = g_bar @ d - nu * np.abs(c).sum()
-        for _ in range(30):
+        for attempt in range(30):
             trial = z + alpha * d
             c_trial = np.asarray(problem.constraints(jnp.asarray(trial)))
-            phi = float(problem.objective(jnp.asarray(trial))) + barrier(trial)
-            merit = phi + nu * np.abs(c_trial).sum()
+            merit = _merit(problem, trial, c_trial, barrier, nu)
+            if attempt == 0 and not merit <= merit0 + 1e-4 * alpha * min(slope, 0.0):
+                # second-order corrections (IPOPT's): the constraints' curvature rejected the step (Maratos)
+                for _ in range(3):
+                    correction = lu.solve(np.concatenate([np.zeros(len(z)), -c_trial]))[:len(z)]
+                    corrected = trial + correction
+                    g_lo_c, g_hi_c = gaps(corrected)
+                    if np.any(g_lo_c[has_lo] <= (1 - FRACTION) * g_lo[has_lo]) or np.any(
+                            g_hi_c[has_hi] <= (1 - FRACTION) * g_hi[has_hi]):
+                        break
+                    c_corrected = np.asarray(problem.constraints(jnp.asarray(corrected)))
+                    merit_corrected = _merit(problem, corrected, c_corrected, barrier, nu)
+                    if merit_corrected <= merit0 + 1e-4 * alpha * min(slope, 0.0):
+                        trial, merit = corrected, merit_corrected
+                        break
+                    trial, c_trial = corrected, c_corrected
+                else:
+                    trial = z + alpha * d
+                if merit <= merit0 + 1e-4 * alpha * min(slope, 0.0):
+                    break
+                trial = z + alpha * d
             if np.isfinite(merit) and merit <= merit0 + 1e-4 * alpha * min(slope, 0.0):
                 break
             alpha *= 0.5
         z, y = trial, y_new
+        # the proximal weight as a trust region (Levenberg-Marquardt): more after a cut step, less after a full one
+        proximal = min(1e4, proximal * 10) if alpha < 0.1 else max(PROXIMAL, proximal / 3) if alpha == 1 else proximal
         zl, zu = zl + alpha_dual * dzl, zu + alpha_dual * dzu
         J, c, C = problem.evaluate(z)
         log(f"iteration {iteration:3d}: objective {float(J):.6f}, max |defect| {np.abs(np.asarray(c)).max():.2e}, "
-            f"step {alpha:.3g}, barrier {mu:.0e}, stationarity {stationarity:.2e}")
+            f"step {alpha:.3g}, barrier {mu:.0e}, stationarity {stationarity:.2e}, proximal {proximal:.0e}")
     return dict(z=z, iterations=iteration, violation=violation, objective=float(J), stationarity=stationarity,
                 complementarity=complementarity, barrier=mu, solve_s=time.perf_counter() - t0,
                 compile_s=compile_s, history=history)

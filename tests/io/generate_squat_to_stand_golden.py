@@ -6,7 +6,7 @@ model as Moco's squat-to-stand example prepares it (examples/moco_style_squat_to
 1. ``tests/models/osim/squatToStand_3dof9musc.osim`` (Millard2012EquilibriumMuscles with WrapCylinders; a
    CoordinateCouplerConstraint drives the patella's knee_angle_r_beta from knee_angle_r): at N_STATES random
    states (hip, knee, ankle uniform in their ranges, the patella assembled, speeds normal(0, 1)) every
-   coordinate's value and speed, the mass matrix (``calcM``), and each muscle's path length, lengthening speed and
+   coordinate's value and speed, the mass matrix (``calcM``, rows in the mobility order recorded beside it), and each muscle's path length, lengthening speed and
    ``computeMomentArm`` about hip, knee and ankle.
 2. The prepared model, written to ``tests/models/osim/squatToStand_3dof9musc_degroote.osim``: OpenSim's
    ``DeGrooteFregly2016Muscle.replaceMuscles`` (Moco's ModOpReplaceMusclesWithDeGrooteFregly2016), then for every
@@ -16,7 +16,8 @@ model as Moco's squat-to-stand example prepares it (examples/moco_style_squat_to
    does not model; this file keeps it (both solvers use this same file).
 3. On the prepared model, at N_STATES random states (as in 1, activations uniform in [0.05, 1], excitations
    uniform in [0, 1]): ``computeStateVariableDerivatives``: every state variable's derivative by name (the
-   speeds' derivatives with the coupler constraint enforced) and each muscle's tendon force.
+   speeds' derivatives with the coupler constraint enforced) and each muscle's tendon force; the same for the
+   prepared model with its paths' wrap sets emptied ("prepared_unwrapped", the example's default).
 Writes tests/io/golden/squat_to_stand.json.
 """
 
@@ -60,6 +61,18 @@ def coordinates(model, state):
     return ({c.getName(): c.getValue(state) for c in coords}, {c.getName(): c.getSpeedValue(state) for c in coords})
 
 
+def mobility_order(model, state):
+    """The coordinate names in Simbody's mobility (u) order, the order of ``calcM``'s rows."""
+    coords = [model.getCoordinateSet().get(i) for i in range(model.getCoordinateSet().getSize())]
+    probe = osim.State(state)
+    probe.setU(osim.Vector(probe.getNU(), 0.0))
+    names = [None] * probe.getNU()
+    for i, c in enumerate(coords):
+        c.setSpeedValue(probe, 1.0 + i)
+        names[int(np.flatnonzero(np.array([probe.getU().get(j) for j in range(probe.getNU())]) == 1.0 + i)[0])] = c.getName()
+    return names
+
+
 def original_numbers(rng) -> dict:
     model = osim.Model(str(SOURCE))
     state = model.initSystem()
@@ -75,8 +88,7 @@ def original_numbers(rng) -> dict:
         matter.calcM(state, M)
         records.append({
             "q": q, "u": u, "M": [[M.get(i, j) for j in range(M.ncol())] for i in range(M.nrow())],
-            "mobility_coordinates": [model.getCoordinateSet().get(i).getName()
-                                     for i in range(model.getCoordinateSet().getSize())],
+            "mobility_coordinates": mobility_order(model, state),
             "paths": {m.getName(): {"length": m.getGeometryPath().getLength(state),
                                     "speed": m.getGeometryPath().getLengtheningSpeed(state),
                                     "moment_arms": {c: m.getGeometryPath().computeMomentArm(state, coords.get(c))
@@ -128,12 +140,27 @@ def prepared_numbers(model, rng) -> dict:
     return {"states": records, "control_order": [m.getName() for m in muscles]}
 
 
+def without_wraps(osim_text):
+    """The model's text with every path's wrap set emptied (as the example's ``without_wraps``)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(osim_text)
+    for wraps in root.iter("PathWrapSet"):
+        for child in list(wraps.find("objects")):
+            wraps.find("objects").remove(child)
+    return ET.tostring(root, encoding="unicode")
+
+
 def main():
     rng = np.random.default_rng(2020)
     out = {"opensim_version": osim.__version__, "original": original_numbers(rng)}
     model = prepared_model()
     model.printToXML(str(PREPARED))
     out["prepared"] = prepared_numbers(osim.Model(str(PREPARED)), rng)
+    unwrapped = HERE / "golden" / "squat_to_stand_unwrapped.osim"
+    unwrapped.write_text(without_wraps(PREPARED.read_text()))
+    out["prepared_unwrapped"] = prepared_numbers(osim.Model(str(unwrapped)), rng)
+    unwrapped.unlink()
     (HERE / "golden").mkdir(exist_ok=True)
     (HERE / "golden" / "squat_to_stand.json").write_text(json.dumps(out, indent=1))
     print(len(out["original"]["states"]), "states;", sum(out["original"]["wrapped"].values()), "wrapped paths")
