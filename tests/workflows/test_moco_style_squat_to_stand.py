@@ -5,7 +5,8 @@ Fast: the Hermite-Simpson and trapezoidal maps are exact on polynomials they int
 route: cubic and linear trajectories with their exact derivatives). ``--long`` (the per-node Jacobians take
 minutes to compile): the coupler elimination (beta = -knee) from the model's constraint; the assembled sparse
 constraint Jacobian equals central differences of the constraints; the problem on 3 Hermite-Simpson intervals
-solves (defects <= 1e-6, stationarity <= 1e-3, the ends and bounds hold, effort below the guess's)."""
+solves (defects <= 1e-6, stationarity <= 1e-3, the ends, bounds and midpoint controls hold, the
+objective is Simpson's rule of the effort)."""
 
 import pathlib
 import sys
@@ -90,4 +91,8 @@ def test_small_problem_solves(example, problem):
     np.testing.assert_allclose(X[-1, :k], [v[3] for v in example.COORDINATES.values()], atol=1e-6)
     np.testing.assert_allclose(X[[0, -1], k:2 * k], 0.0, atol=1e-6)
     assert np.all(result["z"] >= problem.lower) and np.all(result["z"] <= problem.upper)
-    assert 0 < result["objective"] < float(problem.objective(jnp.asarray(problem.guess)))
+    h = problem.duration / INTERVALS   # Simpson's rule of sum e^2 over each interval, written out
+    effort = sum(h / 6 * (np.sum(E[2 * i] ** 2) + 4 * np.sum(E[2 * i + 1] ** 2) + np.sum(E[2 * i + 2] ** 2))
+                 for i in range(INTERVALS))
+    assert 0 < result["objective"] and abs(result["objective"] - effort) < 1e-12
+    np.testing.assert_allclose(E[1::2], 0.5 * (E[:-2:2] + E[2::2]), atol=1e-6)  # Moco's midpoint controls
