@@ -4,12 +4,15 @@
 
 Both solve the same problem (the example's docstring) on the same file, squatToStand_3dof9musc with its muscles
 replaced by rigid-tendon DeGrooteFregly2016Muscles (max isometric force x 2, active force width scale 1.5,
-excitations and activations in [0, 1]; tests/io/generate_squat_to_stand_golden.py), T = 1 s, hip -2 -> 0, knee -2 -> 0, ankle -0.5 -> 0, at rest at both ends, minimum
-integral of the squared excitations (MocoControlGoal). Moco runs with the paper's settings (Hermite-Simpson, 50
+excitations and activations in [0, 1]; tests/io/generate_squat_to_stand_golden.py), T = 1 s, hip -2 -> 0,
+knee -2 -> 0, ankle -0.5 -> 0, at rest at both ends, minimum integral of the squared excitations
+(MocoControlGoal). One difference: jaxbody runs the example's default, the paths without their WrapCylinders
+(they compile for longer than this run can wait), while Moco solves the file as it is, wraps included. Moco runs with the paper's settings (Hermite-Simpson, 50
 mesh intervals, tolerances 1e-3) and, with ``--trapezoidal``, with the example's transcription (trapezoidal on the
 example's nodes: 2 x intervals).
 
-    PYTHONPATH=. python3 benchmarks/moco_squat_to_stand.py [--no-moco] [--moco-only] [--trapezoidal] [--intervals N] [--tol T]
+    PYTHONPATH=. python3 benchmarks/moco_squat_to_stand.py [--no-moco] [--moco-only] [--trapezoidal]
+        [--intervals N] [--tol T]
 
 Timings on a shared machine are noisy: the lead reruns them.
 """

@@ -8,8 +8,9 @@ each Newton step solves the sparse KKT system [[H + Sigma, -C^T], [C, 0]] [dz; y
 mu/(u - z)); -c] with Sigma = z_L/(z - l) + z_U/(u - z) (the primal-dual barrier Hessian: unlike the primal mu/d^2
 it keeps its scale when mu drops), H the objective's exact (diagonal) Hessian + a proximal weight (no constraint
 curvature: a Gauss-Newton-like Lagrangian Hessian; the weight acts as a Levenberg-Marquardt trust region: x 10
-after a step cut below 0.1, / 3 after a full one, never below PROXIMAL), by one sparse LU (scipy's SuperLU: the KKT matrix of a collocation is
-banded, so a step costs milliseconds where the dense solve of moco_style_arm26 costs seconds at 100 nodes).
+after a step cut below 0.1, / 3 after a full one, never below PROXIMAL), by one sparse LU (scipy's SuperLU: the
+KKT matrix of a collocation is banded, so a step costs milliseconds where a dense solve costs seconds at 100
+nodes).
 Steps: fraction to the boundary 0.99 for z and for the multipliers, backtracking on the l1 merit, with up to
 three second-order corrections of a rejected full step (the constraints' curvature, the Maratos effect). mu drops
 (x 0.2, or to mu^1.5) when the barrier problem's error is below 10 mu. It stops when max |c| <= constraint_tol,

@@ -6,7 +6,8 @@ model as Moco's squat-to-stand example prepares it (examples/moco_style_squat_to
 1. ``tests/models/osim/squatToStand_3dof9musc.osim`` (Millard2012EquilibriumMuscles with WrapCylinders; a
    CoordinateCouplerConstraint drives the patella's knee_angle_r_beta from knee_angle_r): at N_STATES random
    states (hip, knee, ankle uniform in their ranges, the patella assembled, speeds normal(0, 1)) every
-   coordinate's value and speed, the mass matrix (``calcM``, rows in the mobility order recorded beside it), and each muscle's path length, lengthening speed and
+   coordinate's value and speed, the mass matrix (``calcM``, rows in the mobility order recorded beside it),
+   and each muscle's path length, lengthening speed and
    ``computeMomentArm`` about hip, knee and ankle.
 2. The prepared model, written to ``tests/models/osim/squatToStand_3dof9musc_degroote.osim``: OpenSim's
    ``DeGrooteFregly2016Muscle.replaceMuscles`` (Moco's ModOpReplaceMusclesWithDeGrooteFregly2016), then for every
@@ -69,7 +70,8 @@ def mobility_order(model, state):
     names = [None] * probe.getNU()
     for i, c in enumerate(coords):
         c.setSpeedValue(probe, 1.0 + i)
-        names[int(np.flatnonzero(np.array([probe.getU().get(j) for j in range(probe.getNU())]) == 1.0 + i)[0])] = c.getName()
+        u = np.array([probe.getU().get(j) for j in range(probe.getNU())])
+        names[int(np.flatnonzero(u == 1.0 + i)[0])] = c.getName()
     return names
 
 
