@@ -120,6 +120,13 @@ class GeometryPath(Path):
         pos = state.position
         return self._forces_on(self.calc_current_path(pos.R_GB, pos.p_GB, state.q), model, state, tension)
 
+    def calc_length_and_lengthening_speed(self, model, state):
+        """Length (m) and OpenSim's lengthening speed (m/s) on one current path. Needs Velocity. Cost: one
+        length evaluation."""
+        pos = state.position
+        path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
+        return path_length(path), self._speed_on(path, state)
+
     def calc_forces_of_tension(self, model, state, tension_of):
         """Length, speed and the forces of ``tension_of(length, speed) -> (tension, aux)`` on one current path
         (Path.calc_forces_of_tension): the wrap objects are traced and evaluated once, not three times. Needs
