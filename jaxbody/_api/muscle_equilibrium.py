@@ -12,7 +12,7 @@ dynamics are ignored), path length and lengthening speed:
 
 Pure (returns a new State); jit-, vmap- and grad-able (each equilibrium's derivatives come from the implicit
 function theorem). A fiber state OpenSim cannot equilibrate becomes NaN (OpenSim throws
-MuscleCannotEquilibrate). Cost: one path length and speed per muscle and each model's iteration.
+MuscleCannotEquilibrate). Cost: one path evaluation (length and speed) per muscle and each model's iteration.
 """
 
 from __future__ import annotations
@@ -35,9 +35,8 @@ def _activation(muscle, realized, z):
 
 
 def _thelen(muscle: Thelen2003Muscle, model, realized, z):
-    path = muscle.path
-    lce = thelen2003_equilibrium_fiber_length(muscle.parameters, path.calc_length(model, realized),
-                                              path.calc_lengthening_speed(model, realized), z[0])
+    lce = thelen2003_equilibrium_fiber_length(
+        muscle.parameters, *muscle.path.calc_length_and_lengthening_speed(model, realized), z[0])
     return z.at[1].set(lce)
 
 
@@ -52,9 +51,8 @@ def _millard(muscle: Millard2012EquilibriumMuscle, model, realized, z):
 def _degroote(muscle: DeGrooteFregly2016Muscle, model, realized, z):
     if muscle.ignore_tendon_compliance:
         return z
-    path = muscle.path
     ntf = degroote2016_equilibrium_normalized_tendon_force(
-        muscle.parameters, path.calc_length(model, realized), path.calc_lengthening_speed(model, realized),
+        muscle.parameters, *muscle.path.calc_length_and_lengthening_speed(model, realized),
         _activation(muscle, realized, z))
     return z.at[-1].set(ntf)
 

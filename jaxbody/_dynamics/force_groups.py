@@ -4,7 +4,7 @@ Elements of one groupable class (``ForceElement.groupable``) whose static fields
 or coordinate indices (``index_fields``) and whose array fields have the same shapes are evaluated together:
 their arrays are stacked, their indices become an int array, and one ``jax.vmap`` of the class's ``calc``
 gives every element's contribution (so ten springs compile like one). Elements with state variables and equal
-``stack_key`` (muscles of one class on wrap-free paths) are evaluated together by their class's
+``stack_key`` (muscles of one class on wrap-free paths, or on paths of one structure) are evaluated together by their class's
 ``calc_stacked``, forces and state derivatives in one evaluation (``calc_forces_and_z_dot``). Every other element
 (Custom, DiscreteForces, ...) is evaluated on its own. A disabled element (``State.force_enabled``)
 contributes zeros, selected rather than multiplied so that a NaN in it cannot leak.

@@ -1,10 +1,13 @@
-"""Muscles of one class on wrap-free GeometryPaths evaluated together (``PathMuscle.calc_stacked``): their paths
-by one pass of jaxbody._dynamics.paths.stacked_paths, their mechanics by one ``jax.vmap`` of the class's
-``calc_info`` over the muscles' stacked parameters, so k muscles trace and compile like one.
+"""Muscles of one class evaluated together (``PathMuscle.calc_stacked``), so k muscles trace and compile like one:
+
+* on wrap-free GeometryPaths: their paths by one pass of jaxbody._dynamics.paths.stacked_paths, their mechanics
+  by one ``jax.vmap`` of the class's ``calc_info`` over the muscles' stacked parameters;
+* on other paths of one structure (e.g. wrapped over the same wrap objects): one ``jax.vmap`` of the path's
+  ``calc_forces_of_tension`` and the mechanics over the stacked paths and parameters.
 
 Two muscles stack when their class, their static switches and the shapes of their parameters agree and both
-paths are stackable (``stacked_paths.stackable``). Shapes: k muscles, num_z state variables each. Stage: Velocity.
-Cost: the stacked path pass plus k times the muscle model's few dozen flops.
+paths are stackable (``stacked_paths.stackable``) or have one structure. Shapes: k muscles, num_z state
+variables each. Stage: Velocity. Cost: the stacked path pass plus k times the muscle model's few dozen flops.
 """
 
 from __future__ import annotations
@@ -19,28 +22,41 @@ import numpy as np
 from jaxbody._dynamics.paths import stacked_paths
 
 
+def _structure(tree):
+    """A pytree's static structure and its leaves' shapes and dtypes (equal for trees that stack)."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return treedef, tuple((jnp.shape(x), jnp.result_type(x)) for x in leaves)
+
+
 def muscle_stack_key(muscle):
-    """Equal keys stack together; None: the muscle is evaluated on its own."""
-    if not stacked_paths.stackable(muscle.path):
-        return None
+    """Equal keys stack together; None: the muscle is evaluated on its own. Wrap-free GeometryPaths stack whatever
+    their points; other paths (wrapped) only with paths of the same structure (same point bodies, wrap objects,
+    ranges and shapes: e.g. arm26's TRIlat and TRImed over the TRI cylinder)."""
+    if stacked_paths.stackable(muscle.path):
+        path_key = "wrap-free"
+    else:
+        path_key = _structure(muscle.path)
     statics = tuple((f.name, getattr(muscle, f.name)) for f in dataclasses.fields(muscle)
                     if f.metadata.get("static", False) and f.name != "first_control")
-    leaves, treedef = jax.tree_util.tree_flatten(muscle.parameters)
-    shapes = tuple((jnp.shape(x), jnp.result_type(x)) for x in leaves)
-    return type(muscle), statics, treedef, shapes, jnp.shape(muscle.default_state)
+    return (type(muscle), statics, *_structure(muscle.parameters), jnp.shape(muscle.default_state), path_key)
+
+
+def _stack(trees):
+    return jax.tree_util.tree_map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *trees)
 
 
 def calc_muscle_stack(model, state, muscles, Z):
     """k muscles of one stack key with state variables Z (k, num_z): forces ``(F (k, nbodies, 2, 3), f (k, nu),
     pe (k,))`` of their tendon forces along their paths and their dz/dt (k, num_z), from one evaluation."""
+    if not stacked_paths.stackable(muscles[0].path):
+        return _calc_same_paths(model, state, muscles, Z)
     pos, vel = state.position, state.velocity
     stack = stacked_paths.stack_paths([m.path for m in muscles])
     paths = stacked_paths.calc_current_paths(stack, pos.R_GB, pos.p_GB, state.q)
     lengths = stacked_paths.calc_lengths(paths)
     speeds = stacked_paths.calc_lengthening_speeds(stack, paths, pos, vel, state.q)
     excitations = state.controls[np.array([m.first_control for m in muscles])]
-    parameters = jax.tree_util.tree_map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]),
-                                        *[m.parameters for m in muscles])
+    parameters = _stack([m.parameters for m in muscles])
     first = muscles[0]
 
     def one(p, length, speed, z, excitation):
@@ -51,3 +67,24 @@ def calc_muscle_stack(model, state, muscles, Z):
     tensions, z_dot = jax.vmap(one)(parameters, lengths, speeds, Z, excitations)
     F, f = stacked_paths.calc_tension_forces(stack, paths, model, state, tensions)
     return F, f, jnp.zeros(tensions.shape, tensions.dtype), z_dot
+
+
+def _calc_same_paths(model, state, muscles, Z):
+    """:func:`calc_muscle_stack` for muscles on paths of one structure: one ``jax.vmap`` over the stacked paths
+    and parameters of the path's own ``calc_forces_of_tension`` (so a wrapped path's geometry is traced once)."""
+    first = muscles[0]
+    excitations = state.controls[np.array([m.first_control for m in muscles])]
+
+    def one(path, p, z, excitation):
+        muscle = eqx.tree_at(lambda m: m.parameters, first, p)
+
+        def tension_of(length, speed):
+            info = muscle.calc_info(length, speed, z, excitation)
+            return info.tendon_force, info
+
+        F, f, info = path.calc_forces_of_tension(model, state, tension_of)
+        return F, f, muscle.z_dot_of(info)
+
+    F, f, z_dot = jax.vmap(one)(_stack([m.path for m in muscles]), _stack([m.parameters for m in muscles]), Z,
+                                excitations)
+    return F, f, jnp.zeros(z_dot.shape[:1], F.dtype), z_dot
