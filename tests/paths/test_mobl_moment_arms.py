@@ -1,10 +1,10 @@
 """OpenSim's computeMomentArm on MoBL_ARMS about every coordinate, the coupled ones too: 13
 CoordinateCouplerConstraints make the shoulder girdle's 10 coordinates follow shoulder_elv, shoulder1_r2 follow
 elv_angle and the wrist rows follow deviation and flexion, and OpenSim's MomentArmSolver projects a unit speed
-of the coordinate through them (jaxbody._api.path_moment_arms). Against OpenSim 4.6: tests/paths/
-generate_path_golden.py (every path, 3 states), generate_ellipsoid_golden.py and generate_torus_golden.py (the
-ellipsoid and torus paths, 20 states each). Tolerances: 1e-9 over path points, spheres and cylinders; 1e-6 where
-OpenSim's wrap solver iterates (ellipsoid, torus)."""
+of the coordinate through them (jaxbody._api.path_moment_arms). Against OpenSim 4.6 (tests/paths/
+generate_path_golden.py, every path at 3 states) to 1e-9: the coupling vectors, and the paths over path points,
+spheres and cylinders. The ellipsoid and torus paths' moment arms (1e-6) are checked beside their lengths in
+tests/paths/test_wrap_ellipsoid.py and test_wrap_torus.py."""
 
 from __future__ import annotations
 
@@ -25,9 +25,7 @@ from jaxbody._dynamics.paths.wrap_torus import WrapTorus
 
 HERE = pathlib.Path(__file__).parent
 MOBL = HERE.parent / "models" / "osim" / "MoBL_ARMS.osim"
-GOLDEN_FILES = {"paths": "osim_paths.json", "ellipsoid": "osim_ellipsoid_paths.json", "torus": "osim_torus_paths.json"}
 EXACT_TOL = 1e-9
-ITERATIVE_TOL = 1e-6
 
 
 @functools.lru_cache(maxsize=None)
@@ -39,25 +37,15 @@ def imported():
 
 
 @functools.lru_cache(maxsize=None)
-def golden(source):
+def golden():
     """(coordinate names, q (k, nq) in jaxbody's State, {path: OpenSim's moment arms (k, n_coordinates)})."""
-    g = json.loads((HERE / "golden" / GOLDEN_FILES[source]).read_text())["MoBL_ARMS"]
+    g = json.loads((HERE / "golden" / "osim_paths.json").read_text())["MoBL_ARMS"]
     coords = g["coordinates"]
-    if source == "paths":
-        qs = [r["q"] for r in g["states"]]
-        arms = {n: np.array([r["paths"][n]["moment_arms"] for r in g["states"]]) for n in g["wrapped"]}
-    else:  # only the coordinates with a nonzero arm are written; the others are 0 to the last bit
-        qs = g["q"]
-        arms = {}
-        for n, p in g["paths"].items():
-            a = np.zeros((len(qs), len(coords)))
-            for c, values in p["moment_arms"].items():
-                a[:, coords.index(c)] = values
-            arms[n] = a
+    arms = {n: np.array([r["paths"][n]["moment_arms"] for r in g["states"]]) for n in g["wrapped"]}
     imp, model = imported()
     qi = np.array([imp.q_index(c) for c in coords])
     s0 = imp.default_state(model)
-    return coords, jnp.stack([s0.q.at[qi].set(jnp.asarray(q)) for q in qs]), arms
+    return coords, jnp.stack([s0.q.at[qi].set(jnp.asarray(r["q"])) for r in g["states"]]), arms
 
 
 def u_indices(coords):
@@ -65,12 +53,11 @@ def u_indices(coords):
     return jnp.asarray([imp.u_index(c) for c in coords])
 
 
-@functools.lru_cache(maxsize=None)
-def moment_arms(source, names):
-    """jaxbody's moment arms (k, m, n_coordinates) of ``names`` about every golden coordinate, one jit vmapped over
-    the golden states: the coupling vectors (vmapped over coordinates) against each path's unit-tension forces."""
+def max_error(names):
+    """Max |jaxbody - OpenSim| of the moment arms of ``names`` about every coordinate at the golden states, one jit
+    vmapped over them: the coupling vectors (vmapped over coordinates) against each path's unit-tension forces."""
     imp, model = imported()
-    coords, q, _ = golden(source)
+    coords, q, want = golden()
     ui = u_indices(coords)
 
     def one(q):
@@ -78,12 +65,7 @@ def moment_arms(source, names):
         C = jax.vmap(lambda j: calc_coupling_vector(model, s, j))(ui)
         return jnp.stack([C @ calc_unit_tension_generalized_forces(model, s, imp.paths[n]) for n in names])
 
-    return np.asarray(jax.jit(jax.vmap(one))(q))
-
-
-def max_error(source, names):
-    _, _, want = golden(source)
-    got = moment_arms(source, tuple(names))
+    got = np.asarray(jax.jit(jax.vmap(one))(q))
     return max(np.max(np.abs(got[:, i] - want[n])) for i, n in enumerate(names))
 
 
@@ -104,7 +86,7 @@ def test_coupled_and_unwrapped_moment_arms_match_opensim():
       followed by a point on the same body, a segment OpenSim's forces leave out (measured 1e-2 m off about
       flexion and wrist_hand_r3)."""
     imp, model = imported()
-    coords, q, want = golden("paths")
+    coords, q, want = golden()
     ui = u_indices(coords)
     names = ("BRA", "APL")
 
@@ -136,20 +118,4 @@ def test_sphere_and_cylinder_moment_arms_match_opensim():
     """Every path over spheres and cylinders only (11; OpenSim's multi-pass wrapping for up to three objects)."""
     names = [n for n, p in imported()[0].paths.items() if p.wraps and not _wrap_kinds(n) & {WrapEllipsoid, WrapTorus}]
     assert len(names) == 11
-    assert max_error("paths", names) < EXACT_TOL
-
-
-@pytest.mark.long
-@pytest.mark.parametrize("group", [slice(0, 9), slice(9, 18), slice(18, None)])
-def test_ellipsoid_moment_arms_match_opensim(group):
-    """The 26 ellipsoid paths (no torus) at 20 states, in three compiles."""
-    names = sorted(golden("ellipsoid")[2])[group]
-    assert max_error("ellipsoid", names) < ITERATIVE_TOL
-
-
-@pytest.mark.long
-def test_torus_moment_arms_match_opensim():
-    """The 11 torus paths (with ellipsoids, cylinders and a sphere) at 20 states."""
-    names = sorted(golden("torus")[2])
-    assert len(names) == 11
-    assert max_error("torus", names) < ITERATIVE_TOL
+    assert max_error(names) < EXACT_TOL
