@@ -7,8 +7,8 @@ lengthening speed, its z and its excitation, returning a ``MuscleInfo``), how ma
 in which order (``state_names``, OpenSim's order: "activation" first when present); their derivatives
 (``z_dot_of``) are read from the info (``activation_dot``, then ``fiber_length_dot`` for the second state). Indices
 (``first_control``) are static; the path's numbers, the model's parameters and the default state values are
-array leaves. Stage: Velocity (the lengthening speed). Cost: the path's length, one forward-mode and one
-reverse-mode pass of its geometry, plus the muscle model's few dozen flops. In a model, muscles of one class on
+array leaves. Stage: Velocity (the lengthening speed). Cost: one evaluation of the path's length, speed and
+forces (Path.calc_forces_of_tension), plus the muscle model's few dozen flops. In a model, muscles of one class on
 wrap-free paths are evaluated as one stack (``stack_key``, ``calc_stacked``: jaxbody._dynamics.muscles.muscle_stack).
 """
 
@@ -69,16 +69,18 @@ class PathMuscle(ForceElement):
         raise NotImplementedError("a muscle's forces depend on its state variables: use calc_with_z")
 
     def calc_with_z(self, model, state, z):
-        info = self.calc_info_at(model, state, z)
-        F, f = self.path.calc_tension_forces(model, state, info.tendon_force)
-        return F, f, jnp.zeros((), info.tendon_force.dtype)
+        return self.calc_with_z_and_z_dot(model, state, z)[:3]
 
     def calc_z_dot(self, model, state, z) -> jnp.ndarray:
         return self.z_dot_of(self.calc_info_at(model, state, z))
 
     def calc_with_z_and_z_dot(self, model, state, z):
-        info = self.calc_info_at(model, state, z)
-        F, f = self.path.calc_tension_forces(model, state, info.tendon_force)
+        """Forces and dz/dt from one evaluation of the path (``Path.calc_forces_of_tension``)."""
+        def tension_of(length, speed):
+            info = self.calc_info(length, speed, z, self.excitation(state))
+            return info.tendon_force, info
+
+        F, f, info = self.path.calc_forces_of_tension(model, state, tension_of)
         return F, f, jnp.zeros((), info.tendon_force.dtype), self.z_dot_of(info)
 
     def stack_key(self):

@@ -93,6 +93,15 @@ class Path(eqx.Module):
             return -tension * G, jnp.zeros_like(state.u, dtype=G.dtype) * tension
         return -tension * G, -tension * q_forces_to_mobility(model, state, g_q)
 
+    def calc_forces_of_tension(self, model, state, tension_of):
+        """Length, lengthening speed and the forces of a tension that depends on them, in one evaluation of the
+        path: ``tension_of(length, speed) -> (tension (N), aux)``; returns ``(body_forces (nbodies, 2, 3) at Bo
+        in G, mobility_forces (nu,), aux)`` as :meth:`calc_tension_forces`. Needs Velocity. Cost: that of
+        :meth:`calc_length`, :meth:`calc_lengthening_speed` and :meth:`calc_tension_forces` (a path whose
+        geometry is costly overrides this to share it among the three)."""
+        tension, aux = tension_of(self.calc_length(model, state), self.calc_lengthening_speed(model, state))
+        return (*self.calc_tension_forces(model, state, tension), aux)
+
     def calc_moment_arms(self, model, state) -> jnp.ndarray:
         """``-dL/du`` (nu,) by autodiff; the moment arm about each coordinate when ``u = qdot``. Needs Position.
         Cost: one reverse-mode pass and one inward tree scan."""

@@ -1,16 +1,17 @@
-"""WrapEllipsoid's iterative parts (OpenSim 4.6 WrapEllipsoid.cpp) as fixed-count, differentiable JAX loops.
+"""WrapEllipsoid's iterative parts (OpenSim 4.6 WrapEllipsoid.cpp) as bounded JAX loops that end early
+(``loop_until``), differentiable in forward mode.
 
 All quantities are in OpenSim's normalized ellipsoid frame: the ellipsoid is centred at the origin with semi-axes
 ``a`` (3,) (OpenSim scales lengths by ``3 / sum(dimensions)`` so they are near 1).
 
 * :func:`closest_point_on_ellipsoid` / :func:`closest_point_on_ellipse`: OpenSim's findClosestPoint and
   closestPointToEllipse (Eberly, Graphics Gems IV): Newton on the Lagrange parameter t from OpenSim's initial
-  guess, stopping when OpenSim does (|f| < 1e-9, at most 64 steps), as a 64-step ``lax.fori_loop`` that stops
-  changing once converged; points within 2e-13 of a coordinate plane (or axis) take OpenSim's 2-d (or closed)
+  guess, stopping when OpenSim does (|f| < 1e-9, at most 64 steps), as a loop of at most 64 steps that ends
+  once every lane has converged; points within 2e-13 of a coordinate plane (or axis) take OpenSim's 2-d (or closed)
   special cases.
 * :func:`tangent_point`: OpenSim's calcTangentPoint, a Levenberg-Marquardt search for the point r on the ellipsoid,
   in the wrapping plane, whose tangent plane contains p. OpenSim's nested loops (at most 50 outer iterations, each
-  an alpha search and a step-doubling search) are replayed action by action in one ``lax.fori_loop`` of
+  an alpha search and a step-doubling search) are replayed action by action in one loop of at most
   TANGENT_STEPS steps (one action per step, every lane masked once it stops where OpenSim stops: residual sum of
   squares <= 1e-8 or 50 outer iterations). So the tangent point is OpenSim's, to round-off, as long as OpenSim
   takes at most TANGENT_STEPS actions; a lane needing more stops short (not seen: with 160, BIClong, its method and
@@ -51,6 +52,17 @@ def _safe_div(x, y):
     return jnp.where(ok, x / jnp.where(ok, y, 1.0), 0.0)
 
 
+def loop_until(steps: int, step, carry, stopped):
+    """``lax.fori_loop(0, steps, step, carry)`` for a ``step`` that leaves the carry unchanged once
+    ``stopped(carry)``: a ``lax.while_loop`` that also ends there (under vmap, once every lane has stopped), so
+    the result and its forward-mode derivative are the fixed-count loop's, in the iterations actually needed.
+    Not reverse-differentiable (its callers' derivatives are forward mode: wrap_ellipsoid.wrap_numbers)."""
+    def go(c):
+        return (c[0] < steps) & ~stopped(c[1])
+
+    return jax.lax.while_loop(go, lambda c: (c[0] + 1, step(c[0], c[1])), (jnp.asarray(0), carry))[1]
+
+
 def _newton_ellipse(a, b, u, v):
     a2, b2 = a * a, b * b
     a2u2, b2v2 = a2 * (u * u), b2 * (v * v)
@@ -67,7 +79,7 @@ def _newton_ellipse(a, b, u, v):
         move = ~done & ~conv
         return jnp.where(move, t - _safe_div(f, fp), t), jnp.where(done, t_eval, t), done | conv
 
-    _, t, _ = jax.lax.fori_loop(0, CLOSEST_POINT_STEPS, step, (t0, t0, jnp.asarray(False)))
+    _, t, _ = loop_until(CLOSEST_POINT_STEPS, step, (t0, t0, jnp.asarray(False)), lambda c: c[2])
     return a2 * u / (t + a2), b2 * v / (t + b2)
 
 
@@ -112,7 +124,7 @@ def _newton_ellipsoid(a, p):
         move = ~done & ~conv
         return jnp.where(move, t - _safe_div(f, fp), t), jnp.where(done, t_eval, t), done | conv
 
-    _, t, _ = jax.lax.fori_loop(0, CLOSEST_POINT_STEPS, step, (t0, t0, jnp.asarray(False)))
+    _, t, _ = loop_until(CLOSEST_POINT_STEPS, step, (t0, t0, jnp.asarray(False)), lambda c: c[2])
     return a2 * p / (t + a2)
 
 
@@ -203,6 +215,6 @@ def tangent_point(r0, p, pe, a, vs, vs4, active):
     one = jnp.ones((), r0.dtype)
     start = (jnp.where(skip, _DONE, _OUTER), x0, ssq0, ssq0, 0.01 * one, z4, 0.5 * one, jnp.asarray(0),
              jnp.asarray(0), z44, z4, z4, one)
-    final = jax.lax.fori_loop(0, TANGENT_STEPS, step, start)
+    final = loop_until(TANGENT_STEPS, step, start, lambda c: c[0] == _DONE)
     r = jnp.where(jnp.abs(pe) < TANGENT_ON_SURFACE, p, jnp.where(active, final[1][:3], r0))
     return r, final[0] == _DONE

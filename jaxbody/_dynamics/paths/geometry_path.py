@@ -111,18 +111,33 @@ class GeometryPath(Path):
 
     def calc_lengthening_speed(self, model, state) -> jnp.ndarray:
         """OpenSim's lengthening speed (m/s; see the module docstring). Needs Velocity. Cost: one length evaluation."""
-        pos, vel = state.position, state.velocity
-        path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
-        station_dot = None
-        if self.depends_on_q():
-            _, station_dot = jax.jvp(self.points.calc_stations, (state.q,), (vel.qdot,))
-        return lengthening_speed(path, entry_velocities(path, pos, vel, station_dot))
+        pos = state.position
+        return self._speed_on(self.calc_current_path(pos.R_GB, pos.p_GB, state.q), state)
 
     def calc_tension_forces(self, model, state, tension):
         """OpenSim's path forces (GeometryPath::produceForces) of ``tension`` (N): body forces (nbodies, 2, 3) at Bo
         in G and mobility forces (nu,). Needs Position. Cost: one length evaluation."""
         pos = state.position
+        return self._forces_on(self.calc_current_path(pos.R_GB, pos.p_GB, state.q), model, state, tension)
+
+    def calc_forces_of_tension(self, model, state, tension_of):
+        """Length, speed and the forces of ``tension_of(length, speed) -> (tension, aux)`` on one current path
+        (Path.calc_forces_of_tension): the wrap objects are traced and evaluated once, not three times. Needs
+        Velocity. Cost: one length evaluation."""
+        pos = state.position
         path = self.calc_current_path(pos.R_GB, pos.p_GB, state.q)
+        tension, aux = tension_of(path_length(path), self._speed_on(path, state))
+        return (*self._forces_on(path, model, state, tension), aux)
+
+    def _speed_on(self, path: CurrentPath, state) -> jnp.ndarray:
+        pos, vel = state.position, state.velocity
+        station_dot = None
+        if self.depends_on_q():
+            _, station_dot = jax.jvp(self.points.calc_stations, (state.q,), (vel.qdot,))
+        return lengthening_speed(path, entry_velocities(path, pos, vel, station_dot))
+
+    def _forces_on(self, path: CurrentPath, model, state, tension):
+        pos = state.position
         body_forces, F = tension_forces(path, pos, model.topology.nbodies, tension)
         if not self.depends_on_q():
             return body_forces, jnp.zeros_like(state.u, dtype=F.dtype)

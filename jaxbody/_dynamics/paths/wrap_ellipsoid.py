@@ -20,11 +20,11 @@ OpenSim's construction, reproduced step by step in its normalized frame (lengths
 A wrap is always a MANDATORY_WRAP (the quadrant only picks the side). As in OpenSim the plane and the polyline are
 an approximation of the shortest path: -dL/dq (exact for these numbers, = central differences) differs from
 OpenSim's moment arm (computed from the tangent points' motion): 1e-5..4e-4 m on arm26's BIClong, 5.6e-2 m at one
-state where the hybrid plane turns fast with q. The closest-point and tangent-point searches are fixed-count loops
-(ellipsoid_math). Derivatives: one forward-mode Jacobian (:func:`wrap_numbers`). Cost per segment: ~300
-closest-point searches of 64 Newton steps, a tangent search of TANGENT_STEPS actions per end, one or two
-polylines of 500 points; compiling a path with one ellipsoid takes seconds (its loops are traced once per wrap
-pass and per path quantity).
+state where the hybrid plane turns fast with q. The closest-point and tangent-point searches are bounded loops
+that end once converged (ellipsoid_math). Derivatives: one forward-mode Jacobian (:func:`wrap_numbers`). Cost per
+segment: ~300 closest-point searches of up to 64 Newton steps, a tangent search of up to TANGENT_STEPS actions per
+end, one or two polylines of 500 points; about 2700 HLO operations, traced once per path (GeometryPath shares one
+current path among length, speed and forces; wrapping.py traces each wrap object once over all passes).
 """
 
 from __future__ import annotations

@@ -182,47 +182,63 @@ def _select(flag, a, b):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(flag, x, y), a, b)
 
 
+def _one_pass(path, cache, stopped, swap, wraps, point_active, R_GB, p_GB):
+    """One pass of applyWrapObjects over the PathWrapSet (several wrap objects), the first two in swapped order
+    where ``swap``: ``(path, cache, stopped, result codes in pass order)``. Positions 0 and 1 are a 2-step scan
+    that switches between wrap objects 0 and 1, so every wrap object is traced once whatever the order."""
+    def run(i, path, cache):
+        new, new_cache, result, abort = apply_wrap(path, cache, i, wraps[i], False, point_active, R_GB, p_GB)
+        return new, new_cache, jnp.asarray(result, jnp.int32), jnp.asarray(abort, bool)
+
+    def position(carry, p):
+        path, cache, stopped = carry
+        new, new_cache, result, abort = jax.lax.switch(jnp.where(swap, 1 - p, p), [
+            lambda path, cache: run(0, path, cache), lambda path, cache: run(1, path, cache)], path, cache)
+        path, cache = _select(stopped, (path, cache), (new, new_cache))
+        return (path, cache, stopped | abort), result
+
+    (path, cache, stopped), first_two = jax.lax.scan(position, (path, cache, stopped), jnp.arange(2))
+    results = [first_two[0], first_two[1]]
+    for i in range(2, len(wraps)):
+        new, new_cache, result, abort = run(i, path, cache)
+        path, cache = _select(stopped, (path, cache), (new, new_cache))
+        stopped = stopped | abort
+        results.append(result)
+    # calcLengthAfterPathComputation reads every entry
+    return path, _read(path, cache, path.valid), stopped, results
+
+
 def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> CurrentPath:
-    """OpenSim's applyWrapObjects on ``path`` (from :func:`initial_path`) for the PathWraps ``wraps``."""
+    """OpenSim's applyWrapObjects on ``path`` (from :func:`initial_path`) for the PathWraps ``wraps``. With several
+    wrap objects the passes are one ``lax.scan`` (the first pass decides the swap), so each wrap object's
+    geometry is traced once."""
     n_wraps = len(wraps)
     if n_wraps == 0:
         return path
-    single = n_wraps == 1
-
-    def one_pass(path, cache, stopped, order):
-        results = []
-        for i in order:
-            new, new_cache, result, abort = apply_wrap(path, cache, i, wraps[i], single, point_active, R_GB, p_GB)
-            path, cache = _select(stopped, (path, cache), (new, new_cache))
-            stopped = stopped | abort
-            results.append(result)
-        # calcLengthAfterPathComputation reads every entry
-        return path, _read(path, cache, path.valid), stopped, results
-
-    identity = tuple(range(n_wraps))
-    path, cache, stopped, results = one_pass(path, empty_cache(n_wraps, path.P.dtype), jnp.asarray(False), identity)
-    if single:
+    cache = empty_cache(n_wraps, path.P.dtype)
+    if n_wraps == 1:
+        path, cache, _, _ = apply_wrap(path, cache, 0, wraps[0], True, point_active, R_GB, p_GB)
         return path
-    last_length = path_length(path)
-    swap = (results[0] == wm.NO_WRAP) & (results[1] == wm.INSIDE_RADIUS) & ~stopped
-    path = _select(swap, compact(path._replace(valid=path.valid & (path.owner != 0))), path)
-    swapped = (1, 0) + identity[2:]
 
-    def step(carry, _):
-        path, cache, stopped, done, last_length = carry
-        normal, cache_n, stop_n, _ = one_pass(path, cache, stopped, identity)
-        other, cache_s, stop_s, _ = one_pass(path, cache, stopped, swapped)
-        new, new_cache = _select(swap, (other, cache_s), (normal, cache_n))
-        new_stopped = jnp.where(swap, stop_s, stop_n)
+    def step(carry, k):
+        path, cache, stopped, done, last_length, swap = carry
+        new, new_cache, new_stopped, results = _one_pass(path, cache, stopped, swap, wraps, point_active, R_GB, p_GB)
         length = path_length(new)
+        # after the first pass: the swap test (the first object did not wrap, the second had a point inside)
+        swap_now = (results[0] == wm.NO_WRAP) & (results[1] == wm.INSIDE_RADIUS) & ~new_stopped
+        first = (_select(swap_now, compact(new._replace(valid=new.valid & (new.owner != 0))), new), new_cache,
+                 new_stopped, jnp.asarray(False), length, swap_now)
+        # later passes: frozen once OpenSim stopped or converged
         frozen = done | stopped
-        path, cache = _select(frozen, (path, cache), (new, new_cache))
+        kept, kept_cache = _select(frozen, (path, cache), (new, new_cache))
         converged = jnp.abs(length - last_length) < CONVERGED_LENGTH_CHANGE
-        return (path, cache, jnp.where(frozen, stopped, new_stopped), done | (~stopped & converged),
-                jnp.where(frozen, last_length, length)), None
+        later = (kept, kept_cache, jnp.where(frozen, stopped, new_stopped), done | (~stopped & converged),
+                 jnp.where(frozen, last_length, length), swap)
+        return _select(k == 0, first, later), None
 
-    carry = (path, cache, stopped, jnp.asarray(False), last_length)
-    (path, *_), _ = jax.lax.scan(step, carry, None, length=MAX_PASSES - 1)
+    zero = jnp.zeros((), path.P.dtype)
+    carry = (path, cache, jnp.asarray(False), jnp.asarray(False), zero, jnp.asarray(False))
+    (path, *_), _ = jax.lax.scan(step, carry, jnp.arange(MAX_PASSES))
     return path
 
 
