@@ -51,11 +51,10 @@ def path_numbers(name, path_names, exact=True):
     q, u, _, _ = golden_states(name)
     paths = [imp.paths[n] for n in path_names]
 
-    def numbers(p, s):
-        F, f = p.calc_tension_forces(model, s, 1.0)
+    def numbers(p, s):  # length, speed and forces on one current path (Path.calc_forces_of_tension)
+        F, f, (length, speed) = p.calc_forces_of_tension(model, s, lambda L, V: (1.0, (L, V)))
         opensim = jacobians.multiply_by_system_jacobian_transpose(model, s.position, F) + f
-        out = (p.calc_length(model, s), p.calc_lengthening_speed(model, s), opensim)
-        return out + ((p.calc_moment_arms(model, s),) if exact else ())
+        return (length, speed, opensim) + ((p.calc_moment_arms(model, s),) if exact else ())
 
     def one(q, u):
         s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)

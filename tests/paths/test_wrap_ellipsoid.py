@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody._api.path_moment_arms import calc_coupling_vector, calc_unit_tension_generalized_forces
+from jaxbody._api.path_moment_arms import calc_coupling_vector
+from jaxbody._dynamics import jacobians
 from jaxbody.errors import InvalidArgument
 
 HERE = pathlib.Path(__file__).parent
@@ -52,16 +53,19 @@ def states(name):
 @functools.lru_cache(maxsize=None)
 def path_numbers(name, path_names, arms=True):
     """(L (k, m), speed (k, m)[, OpenSim's moment arms (k, m, n_coordinates)]) at the golden states, one jit,
-    vmapped. Moment arms as OpenSim's MomentArmSolver: the coupling vector of each golden coordinate (a u
-    projection through MoBL_ARMS's CoordinateCouplerConstraints; e_j on arm26) against the generalized forces of
-    a unit tension."""
+    vmapped. Moment arms as OpenSim's MomentArmSolver (compute_moment_arm): the coupling vector of each golden
+    coordinate (a u projection through MoBL_ARMS's CoordinateCouplerConstraints; e_j on arm26) against the
+    generalized forces of a unit tension."""
     imp, model, _ = imported(name)
     q, u, ui = states(name)
     paths = [imp.paths[n] for n in path_names]
 
     def numbers(p, s, C):
-        out = (p.calc_length(model, s), p.calc_lengthening_speed(model, s))
-        return out + ((C @ calc_unit_tension_generalized_forces(model, s, p),) if arms else ())
+        if not arms:
+            return p.calc_length(model, s), p.calc_lengthening_speed(model, s)
+        # length, speed and the unit tension's forces on one current path (Path.calc_forces_of_tension)
+        F, f, (length, speed) = p.calc_forces_of_tension(model, s, lambda L, V: (1.0, (L, V)))
+        return length, speed, C @ (jacobians.multiply_by_system_jacobian_transpose(model, s.position, F) + f)
 
     def one(q, u):
         s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)

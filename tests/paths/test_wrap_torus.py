@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
-from jaxbody._api.path_moment_arms import calc_coupling_vector, calc_unit_tension_generalized_forces
+from jaxbody._api.path_moment_arms import calc_coupling_vector
+from jaxbody._dynamics import jacobians
 from jaxbody._dynamics.paths import lmdif_1d
 from jaxbody._dynamics.paths import wrap_math as wm
 from jaxbody._dynamics.paths.wrap_torus import WrapTorus, circle_parameter, circle_residual, closest_circle_point
@@ -172,12 +173,14 @@ def _errors(names):
     q, u = _states()
     ui = jnp.asarray([imp.u_index(c) for c in GOLDEN["coordinates"]])
 
+    def numbers(p, s, C):  # length, speed and the unit tension's forces on one current path
+        F, f, (length, speed) = p.calc_forces_of_tension(model, s, lambda L, V: (1.0, (L, V)))
+        return length, speed, C @ (jacobians.multiply_by_system_jacobian_transpose(model, s.position, F) + f)
+
     def one(q, u):
         s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)
         C = jax.vmap(lambda j: calc_coupling_vector(model, s, j))(ui)
-        return (jnp.stack([imp.paths[n].calc_length(model, s) for n in names]),
-                jnp.stack([imp.paths[n].calc_lengthening_speed(model, s) for n in names]),
-                jnp.stack([C @ calc_unit_tension_generalized_forces(model, s, imp.paths[n]) for n in names]))
+        return [jnp.stack(x) for x in zip(*[numbers(imp.paths[n], s, C) for n in names])]
 
     L, V, A = jax.jit(jax.vmap(one))(q, u)
     want = lambda key: np.array([GOLDEN["paths"][n][key] for n in names]).T  # noqa: E731
