@@ -122,8 +122,10 @@ class MuscleHandle(ForceHandle):
         return self._realized(state, model, "get_lengthening_speed").path.calc_lengthening_speed(model, state)
 
     def compute_moment_arm(self, state: State, model, mobod, which_u: int = 0):
-        """Moment arm (m) about the coordinate of ``mobod``'s mobility ``which_u`` (OpenSim's computeMomentArm:
-        -dL/dq with the coordinate's coupling through constraints). Needs Position (computes it from q)."""
+        """Moment arm (m) about the coordinate of ``mobod``'s mobility ``which_u`` (OpenSim's computeMomentArm: the
+        generalized forces of a unit tension along the path against the coordinate's coupling vector through the
+        constraints; -dL/dq where the path's forces are the length's gradient, not over OpenSim's cylinder and
+        ellipsoid tangent points). Needs Position (computes it from q)."""
         self._check(state, "compute_moment_arm")
         return compute_moment_arm(model, state, self.get_path(model), mobod.u_start + which_u)
 

@@ -5,8 +5,10 @@
 arm26's TRIlong and BIClong and every MoBL_ARMS path whose PathWrapSet has a WrapEllipsoid (and no WrapTorus), at
 N_STATES random states (every unlocked coordinate uniform in its range, locked ones at their defaults, speeds
 normal(0, 1); not assembled: a path's numbers need no constraint to hold). For each path: ``getLength``,
-``getLengtheningSpeed`` and (arm26 only: MoBL_ARMS's coupled coordinates need compute_moment_arm's projection)
-``computeMomentArm`` about the coordinates where some state's arm is nonzero (the others are 0 to the last bit). Also ``arm26_ellipsoid_variants``: arm26 with copies of TRIlong and BIClong
+``getLengtheningSpeed`` and ``computeMomentArm`` about the coordinates where some state's arm is nonzero (the
+others are 0 to the last bit; on MoBL_ARMS that includes the coordinates coupled by its
+CoordinateCouplerConstraints, which OpenSim's MomentArmSolver projects through). Also
+``arm26_ellipsoid_variants``: arm26 with copies of TRIlong and BIClong
 (written to golden/arm26_ellipsoid_variants.osim) whose PathWraps use the ``midpoint`` and ``axial`` methods and
 other quadrants (the models only use ``hybrid``).
 Writes tests/paths/golden/osim_ellipsoid_paths.json.
@@ -118,7 +120,7 @@ def variant_numbers(rng) -> dict:
 def main():
     rng = np.random.default_rng(3535)
     (HERE / "golden").mkdir(exist_ok=True)
-    out = {"arm26": model_numbers("arm26", rng), "MoBL_ARMS": model_numbers("MoBL_ARMS", rng, arms=False),
+    out = {"arm26": model_numbers("arm26", rng), "MoBL_ARMS": model_numbers("MoBL_ARMS", rng),
            "arm26_ellipsoid_variants": variant_numbers(rng)}
     (HERE / "golden" / "osim_ellipsoid_paths.json").write_text(json.dumps(out, separators=(",", ":")))
     for name, data in out.items():

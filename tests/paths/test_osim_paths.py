@@ -51,11 +51,10 @@ def path_numbers(name, path_names, exact=True):
     q, u, _, _ = golden_states(name)
     paths = [imp.paths[n] for n in path_names]
 
-    def numbers(p, s):
-        F, f = p.calc_tension_forces(model, s, 1.0)
+    def numbers(p, s):  # length, speed and forces on one current path (Path.calc_forces_of_tension)
+        F, f, (length, speed) = p.calc_forces_of_tension(model, s, lambda L, V: (1.0, (L, V)))
         opensim = jacobians.multiply_by_system_jacobian_transpose(model, s.position, F) + f
-        out = (p.calc_length(model, s), p.calc_lengthening_speed(model, s), opensim)
-        return out + ((p.calc_moment_arms(model, s),) if exact else ())
+        return (length, speed, opensim) + ((p.calc_moment_arms(model, s),) if exact else ())
 
     def one(q, u):
         s = model.realize(model.default_state().set_q(q).set_u(u), jb.Stage.Velocity)
@@ -162,12 +161,12 @@ def _check_lengths_and_speeds(name, names):
 @pytest.mark.long
 def test_mobl_arms_sphere_and_cylinder_paths_match_opensim():
     """MoBL_ARMS's paths over at most two spheres or cylinders (OpenSim's multi-pass wrapping): length and
-    lengthening speed (moment arms about coupled coordinates go through compute_moment_arm's projection)."""
+    lengthening speed (their moment arms about every coordinate: tests/paths/test_mobl_moment_arms.py)."""
     _check_lengths_and_speeds("MoBL_ARMS", _mobl_wrapped(2))
 
 
 @pytest.mark.long
-@pytest.mark.xfail(reason="LAT1 (cylinder, cylinder, sphere) at golden state 0: length 3.4e-4 m from OpenSim's "
-                          "(states 1, 2: 1e-16); a difference in the multi-pass wrapping not yet found", strict=False)
 def test_mobl_arms_three_wrap_paths_match_opensim():
+    """TMAJ, LAT1, LAT2, LAT3 (cylinder, cylinder, sphere): length and speed to 1e-12. (LAT1 at golden state 0 was
+    3.4e-4 m off before OpenSim's cached Ground locations of tangent points were reproduced, wrapping.WrapCache.)"""
     _check_lengths_and_speeds("MoBL_ARMS", _mobl_wrapped(4, more_than=2))
