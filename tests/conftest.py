@@ -55,6 +55,10 @@ def pytest_configure(config):
 # one worker from running a long file alone at the end.
 LONGEST_FILES_FIRST = (
     "tests/kernels/test_kernel_derivatives.py",
+    "tests/kernels/test_kernel_build.py",
+    "tests/workflows/test_closed_chain_fourbar.py",
+    "tests/workflows/test_contact_identification.py",
+    "tests/paths/test_mobl_moment_arms.py",
     "tests/integrators/test_events.py",
     "tests/io/test_io_mjcf_spatial_wrap.py",
     "tests/io/test_io_mjcf_tendon_armature.py",

@@ -100,6 +100,7 @@ def test_scheduled_event_hit_exactly_and_periodic_reporter(bouncing):
     np.testing.assert_array_equal(np.asarray(traj.t[0]), [1.0, 2.0])
 
 
+@pytest.mark.long  # CI budget (2026-11-29 CI run): 34 s; reverse mode through checkpointed adaptive rollouts stays in CI (test_integrators.py)
 def test_first_bounce_time_gradient():
     """dt1/dh0 = 1 / sqrt(2 g h0), by reverse mode through a checkpointed rollout."""
     system, _ = ball(G)

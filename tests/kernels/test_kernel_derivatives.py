@@ -73,6 +73,7 @@ def test_jvp_vjp_match_jax_path_and_finite_differences(setup):
     assert abs(lhs - rhs) <= 1e-10 * max(1.0, abs(lhs))
 
 
+@pytest.mark.long  # CI budget (2026-11-29 CI run): 93 s; jvp/vjp and batched gradients vs the JAX path stay in CI
 def test_jacobians_vmap_and_second_derivatives(setup):
     model, x, _ = setup
     fq = lambda q, u: udot(model, q, u, x["f"], x["F"], x["prm"], x["g"])  # noqa: E731

@@ -70,7 +70,9 @@ def test_golden_cases_both_paths(case_name):
     assert_backends_agree(model, (q, u, jnp.asarray(f), jnp.asarray(F)))
 
 
-@pytest.mark.parametrize("use_euler_angles", [False, True], ids=["quaternions", "euler"])
+# Euler mode is long for the CI budget (12 s, 2026-11-29); quaternions run in CI
+@pytest.mark.parametrize("use_euler_angles", [False, pytest.param(True, marks=pytest.mark.long)],
+                         ids=["quaternions", "euler"])
 def test_every_mobilizer_type_both_paths(use_euler_angles):
     model, bodies = catalogue_tree(use_euler_angles)
     args = random_args(model, 11)
@@ -112,7 +114,8 @@ def _cast(model, dtype):
         lambda x: jnp.asarray(x, dtype) if hasattr(x, "dtype") and x.dtype == jnp.float64 else x, model)
 
 
-@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+# float32 lane packs are long for the CI budget (18 s, 2026-11-29); float64 runs in CI
+@pytest.mark.parametrize("dtype", [jnp.float64, pytest.param(jnp.float32, marks=pytest.mark.long)])
 def test_lane_packs_equal_single_lanes_bit_for_bit(dtype):
     """The CPU kernels run whole packs of lanes at once (8 float64 / 32 float32, lane_pack.h) and the rest one
     by one: 33 copies of one state (packs, then a single lane) give identical udot, A_GB, M^-1 and gradients
