@@ -58,6 +58,7 @@ def zoo_results(seed=3):
     return model, cons, state, jax.tree_util.tree_map(np.asarray, summary), x, realized
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): 61 s; every constraint type is realized, projected and checked in CI by tests/constraints/test_constraint_geometry.py
 def test_zoo_has_every_constraint_type():
     model, cons, _ = zoo()
     names = {g.ctype.simbody_name for g in model.constraints.groups}
@@ -162,6 +163,7 @@ def test_error_levels_are_time_derivatives():
     assert_close(np.asarray(r["verr"])[p], np.asarray(dperr)[p], 1e-10, "ball: pverr = d/dt perr when body 1 is A")
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): 22 s
 def test_disabled_constraints_per_state_under_vmap():
     model, cons, state, _, _, _ = zoo_results()
     n = model.get_num_constraints()

@@ -47,6 +47,7 @@ def run(env_changes):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): 50 s; the cache's checks stay in CI (test_kernel_cache.py)
 def test_second_process_reuses_the_cached_library(tmp_path):
     first = run({"JAXBODY_CACHE_DIR": str(tmp_path)})
     second = run({"JAXBODY_CACHE_DIR": str(tmp_path)})

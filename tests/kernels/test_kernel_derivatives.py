@@ -91,6 +91,7 @@ def test_jacobians_vmap_and_second_derivatives(setup):
     assert_close(_on("compiled", hess_rf, x["u"]), _on("jax", hess_rf, x["u"]), REL, what="jacrev(jacfwd) in u")
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): 57 s; jvp/vjp vs the JAX path and central differences stay in CI
 def test_batched_gradients_with_a_shared_model_match_jax_path(setup):
     """Reverse mode under vmap with the Model's numbers shared by the lanes: the gradient of a sum over the
     batch with respect to the Model (summed over lanes), per-lane gradients (vmap of grad) and a nested vmap."""

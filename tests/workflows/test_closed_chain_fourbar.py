@@ -28,6 +28,7 @@ def example():
     return module, module.main(small=True)
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): the example at its small size takes 12-26 s of setup; the workflows run with --long
 def test_lengths_recovered_and_loss_drops(example):
     _, out = example
     assert out["all_assembled"]
@@ -36,6 +37,7 @@ def test_lengths_recovered_and_loss_drops(example):
     assert np.max(np.abs(out["start_lengths"] - out["true_lengths"])) > 0.1  # the start was far off
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): the example at its small size takes 12-26 s of setup; the workflows run with --long
 def test_loss_gradient_matches_finite_differences(example):
     module, out = example
     fd = central_difference(out["loss_fn"], np.asarray(module.START_LENGTHS), 1e-6)

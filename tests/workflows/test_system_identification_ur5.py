@@ -27,6 +27,7 @@ def outcome():
     return load_example("system_identification_ur5").main(small=True)
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): the example at its small size takes 12-26 s of setup; the workflows run with --long
 def test_held_out_torques_predicted(outcome):
     assert outcome["test_torque_error_start"] > 0.2
     assert outcome["test_torque_error_fit"] < 0.02
@@ -34,6 +35,7 @@ def test_held_out_torques_predicted(outcome):
     assert outcome["identifiable_error_fit"] < 0.05
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): the example at its small size takes 12-26 s of setup; the workflows run with --long
 def test_recovered_inertias_physically_consistent(outcome):
     c = outcome["consistency_fit"]
     assert np.all(c["min_eig_J"] > 0), c
@@ -42,6 +44,7 @@ def test_recovered_inertias_physically_consistent(outcome):
     assert np.all(c["min_triangle_margin"] >= 0), c
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): the example at its small size takes 12-26 s of setup; the workflows run with --long
 def test_only_base_parameters_identifiable(outcome):
     assert 20 <= outcome["regressor_rank"] < outcome["n_parameters"] == 60
     assert not outcome["identifiable_alone"][:, 0].any()  # no link's mass is identifiable by itself

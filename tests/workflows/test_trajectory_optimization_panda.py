@@ -13,6 +13,7 @@ from notebook_runner import run_notebook  # noqa: E402
 from script_runner import load_example  # noqa: E402
 
 
+@pytest.mark.long  # CI budget (2026-11-29, second CI run: 26 min on a slower-running machine): the example at its small size takes 12-26 s of setup; the workflows run with --long
 def test_example_reaches_target_through_via_points():
     r = load_example("trajectory_optimization_panda").main(small=True)
     # Standing still costs 7.8e3 (the hand 0.2-0.4 m from each point, weight 1e4); 150 L-BFGS iterations
