@@ -95,7 +95,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
               friction: str = "smooth", friction_transition_velocity: float = FRICTION_TRANSITION_VELOCITY,
               mimic: str = "couple", collision: bool = False, contact_material=None, self_collision: bool = False,
               collision_mesh: str = "convex_hull", package_dirs=(), strict_inertia: bool = False,
-              broad_phase: int | str = "auto") -> ImportedModel:
+              contact_broad_phase: int | str = "auto") -> ImportedModel:
     """Read a URDF file (or URDF text) into a new MultibodySystem; returns an ImportedModel (not realized).
 
     floating_base: mount the root link on a Free mobilizer (else the root link is Ground).
@@ -109,8 +109,9 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
     jaxbody.io.urdf_collision) of ``contact_material`` (a jb.ContactMaterial); ``self_collision``: the robot's
     surfaces touch each other (not a joint's parent and child), else only surfaces users add; meshes as
     ``collision_mesh`` ("convex_hull" or "mesh") found under ``package_dirs`` for ``package://`` names;
-    ``broad_phase``: the contact subsystem's ``set_broad_phase`` ("auto", the default: capacity 64 per pair kind
-    when more than 256 pairs are tracked at realize_topology(), counting surfaces users add; an int capacity; 0 off).
+    ``contact_broad_phase``: the contact subsystem's ``set_broad_phase`` ("auto", the default: capacity 64 per
+    pair kind when more than 256 pairs are tracked at realize_topology(), counting surfaces users add; an int
+    capacity; 0 off), named as ``load_mjcf``'s.
     mimic: "couple" (default): each ``<mimic>`` becomes a CoordinateCoupler; "ignore": mimic tags are left
     out with one warning naming the joints, which then move independently (Pinocchio's default).
     strict_inertia: False (default): a body whose inertia (after fixed-joint fusing) violates only the triangle
@@ -210,7 +211,7 @@ def load_urdf(path_or_string: str | os.PathLike, floating_base: bool = False,
         None if text is path_or_string else os.path.dirname(os.path.abspath(os.fspath(path_or_string))),
         tuple(package_dirs)) if collision else None
     if contact is not None:
-        contact.subsystem.set_broad_phase(broad_phase)
+        contact.subsystem.set_broad_phase(contact_broad_phase)
     return ImportedModel(
         system=system, matter=matter, forces=forces, bodies=bodies, frames=frames, coordinates=coordinates,
         constraints=constraints, joint_limits={j.name: j.limits for j in joints if j.limits is not None},

@@ -71,4 +71,4 @@ def test_bad_broad_phase_option_raises():
         load_mjcf(XML, contact_broad_phase="always")
     with pytest.raises(jb.errors.InvalidArgument, match="broad phase capacity"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its collision meshes are not in tests/models
-        load_urdf(MODELS / "ur5_robot.urdf", collision=True, broad_phase=-1)
+        load_urdf(MODELS / "ur5_robot.urdf", collision=True, contact_broad_phase=-1)
