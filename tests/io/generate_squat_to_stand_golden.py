@@ -27,11 +27,15 @@ from __future__ import annotations
 import json
 import pathlib
 
+import sys
+
 import numpy as np
 import opensim as osim
 
 HERE = pathlib.Path(__file__).parent
 MODELS = HERE.parent / "models" / "osim"
+sys.path.insert(0, str(HERE.parents[1] / "examples"))
+from moco_style_squat_to_stand import without_wraps  # noqa: E402  (the example's, so both drop the same wraps)
 SOURCE = MODELS / "squatToStand_3dof9musc.osim"
 PREPARED = MODELS / "squatToStand_3dof9musc_degroote.osim"
 INDEPENDENT = ("hip_flexion_r", "knee_angle_r", "ankle_angle_r")
@@ -140,17 +144,6 @@ def prepared_numbers(model, rng) -> dict:
                         "derivatives": {n: model.getStateVariableDerivativeValue(state, n) for n in names},
                         "tendon_force": {m.getName(): m.getTendonForce(state) for m in muscles}})
     return {"states": records, "control_order": [m.getName() for m in muscles]}
-
-
-def without_wraps(osim_text):
-    """The model's text with every path's wrap set emptied (as the example's ``without_wraps``)."""
-    import xml.etree.ElementTree as ET
-
-    root = ET.fromstring(osim_text)
-    for wraps in root.iter("PathWrapSet"):
-        for child in list(wraps.find("objects")):
-            wraps.find("objects").remove(child)
-    return ET.tostring(root, encoding="unicode")
 
 
 def main():
