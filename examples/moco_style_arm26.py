@@ -18,12 +18,10 @@ defects x_{k+1} - x_k - h/2 (f_k + f_{k+1}) = 0. f is evaluated at all nodes by 
 Jacobians (df/dx, df/de) per node by ``jax.vmap(jax.jacfwd(f))``: exact to rounding, no finite differences.
 They are assembled into the dense constraint Jacobian C (small enough here).
 
-The solver (JAX + numpy only) is a primal interior-point method: log barriers mu on the bounds, Newton-KKT steps
-[[H, -C^T], [C, 0]] with H the objective's exact (diagonal) Hessian plus the barrier's (no constraint curvature:
-a Gauss-Newton-like Hessian of the Lagrangian), fraction-to-the-boundary 0.99, a backtracking line search on
-the l1 merit (or a 10 % drop of the infeasibility), mu divided by 10 whenever the barrier problem is solved, to
-MIN_BARRIER. It stops at max |defect| <= DEFECT_TOL with the Lagrangian's stationarity <= OPTIMALITY_TOL. The
-solution is checked by forward simulation (``forward_simulation``: RK4 of the optimal excitations).
+The solver is ``examples/_collocation.py``'s primal-dual interior-point method (the one the squat-to-stand
+example uses), stopping at max |defect| <= DEFECT_TOL with the Lagrangian's stationarity and the complementarity
+<= OPTIMALITY_TOL. The solution is checked by forward simulation (``forward_simulation``: RK4 of the optimal
+excitations).
 
 Why DeGroote: Thelen's activation dynamics switch time constants at e = a and its fiber velocity is clamped;
 at such kinks the Newton-KKT iteration stalled here (defects stuck near 3e-3 on a two-muscle elbow), which is
@@ -35,6 +33,7 @@ also why Moco uses DeGrooteFregly2016 muscles for optimal control.
 from __future__ import annotations
 
 import pathlib
+import sys
 import time
 import warnings
 from typing import NamedTuple
@@ -44,6 +43,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxbody as jb
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from _collocation import solve  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -57,9 +59,6 @@ FIBER_BOUNDS = (0.2, 1.8)  # x optimal fiber length
 DEFECT_TOL = 1e-6
 GUESS_EXCITATION = 0.2  # the guess: excitations 0.2, activations 0.1 (off the kink of the activation dynamics at e = a)
 OPTIMALITY_TOL = 1e-6   # max |projected gradient of the Lagrangian|
-PROXIMAL = 1e-4        # added to the Hessian's diagonal (the speeds have no objective or barrier curvature)
-BARRIER = 1e-2         # the log barrier's first weight
-MIN_BARRIER = 1e-8
 
 
 #: What a Thelen2003Muscle has and a DeGrooteFregly2016Muscle does not (``replace_muscles_with_degroote``).
@@ -199,77 +198,6 @@ def _bounds_and_guess(imported, model, base, muscles, coordinate, flexion, nodes
     return lower, upper, guess
 
 
-@jax.jit
-def _newton_kkt_step(g, C, c, hess_diag):
-    """The Newton-KKT step of the barrier problem: [[H, -C^T], [C, 0]] [d; y] = [-g; -c], H diagonal (the
-    objective's Hessian + the barrier's + PROXIMAL). Returns (d, y), y the constraints' multipliers."""
-    n, m = g.shape[0], c.shape[0]
-    K = jnp.block([[jnp.diag(hess_diag), -C.T], [C, jnp.zeros((m, m))]])
-    sol = jnp.linalg.solve(K, -jnp.concatenate([g, c]))
-    return sol[:n], sol[n:]
-
-
-def solve(problem, max_iterations=150, log=print):
-    """The interior-point solve (module docstring). Returns a dict: z, iterations (Newton steps = evaluations of
-    the constraint Jacobian), max |c|, objective, max |gradient of the Lagrangian| (bound multipliers included),
-    final barrier parameter, solve time (s, after compiling), compile time (s) and the history (objective,
-    max |c|) of every iteration."""
-    lower, upper = problem.lower, problem.upper
-    has_lo, has_hi = np.isfinite(lower), np.isfinite(upper)
-    lo, hi = np.where(has_lo, lower, 0.0), np.where(has_hi, upper, 0.0)
-    grad_J = jax.jit(jax.grad(problem.objective))
-    ones = jnp.ones_like(jnp.asarray(problem.guess))
-    hess_diag = jax.jit(lambda z_: jax.jvp(grad_J, (z_,), (ones,))[1])  # the objective is separable
-    z = problem.guess.copy()
-    t0 = time.perf_counter()
-    J, c, C = (np.asarray(v) for v in problem.evaluate(jnp.asarray(z)))
-    for fn in (problem.constraints, problem.objective, grad_J, hess_diag):
-        jax.block_until_ready(fn(jnp.asarray(z)))
-    compile_s, t0 = time.perf_counter() - t0, time.perf_counter()
-    D = np.asarray(hess_diag(jnp.asarray(z)))
-    mu, nu, history, kkt = BARRIER, 1.0, [], np.inf
-
-    def barrier(z_):
-        return -mu * (np.log(np.where(has_lo, z_ - lo, 1.0)).sum() + np.log(np.where(has_hi, hi - z_, 1.0)).sum())
-
-    for iteration in range(1, max_iterations + 1):
-        d_lo, d_hi = np.where(has_lo, z - lo, np.inf), np.where(has_hi, hi - z, np.inf)
-        g_bar = np.asarray(grad_J(jnp.asarray(z))) - mu / d_lo + mu / d_hi
-        d, y = (np.asarray(v) for v in _newton_kkt_step(jnp.asarray(g_bar), jnp.asarray(C), jnp.asarray(c),
-                                                          jnp.asarray(D + mu / d_lo**2 + mu / d_hi**2 + PROXIMAL)))
-        kkt = np.abs(g_bar - C.T @ y).max()      # stationarity of the barrier problem's Lagrangian
-        history.append((float(J), float(np.abs(c).max())))
-        if np.abs(c).max() <= DEFECT_TOL and kkt <= OPTIMALITY_TOL and mu <= MIN_BARRIER:
-            break
-        if np.abs(c).max() <= 10 * DEFECT_TOL and kkt <= 10 * mu:   # this barrier problem is solved: next mu
-            mu = max(MIN_BARRIER, mu / 10)
-            continue
-        # fraction to the boundary: stay 1% of the distance away from every bound
-        shrink = np.concatenate([np.where(d < 0, -0.99 * d_lo / np.minimum(d, -1e-300), np.inf),
-                                 np.where(d > 0, 0.99 * d_hi / np.maximum(d, 1e-300), np.inf)])
-        alpha = min(1.0, float(shrink.min()))
-        nu = max(nu, 2 * np.abs(y).max())
-        phi0 = float(J) + barrier(z)
-        merit0 = phi0 + nu * np.abs(c).sum()
-        slope = g_bar @ d - nu * np.abs(c).sum()
-        for _ in range(30):
-            trial = z + alpha * d
-            c_trial = np.asarray(problem.constraints(jnp.asarray(trial)))
-            phi = float(problem.objective(jnp.asarray(trial))) + barrier(trial)
-            merit = phi + nu * np.abs(c_trial).sum()
-            if np.isfinite(merit) and (merit <= merit0 + 1e-4 * alpha * min(slope, 0.0) or (   # l1 merit, or
-                    np.abs(c_trial).sum() <= 0.9 * np.abs(c).sum() and phi <= phi0 + 1e-2 * (1 + abs(phi0)))):
-                break                      # infeasibility down by 10 % without the objective rising by more than 1 %
-            alpha *= 0.5
-        z = trial
-        J, c, C = (np.asarray(v) for v in problem.evaluate(jnp.asarray(z)))
-        log(f"iteration {iteration:3d}: objective {float(J):.6f}, max |defect| {np.abs(c).max():.2e}, "
-            f"step {alpha:.3g}, barrier {mu:.0e}, stationarity {kkt:.2e}")
-    return dict(z=z, iterations=iteration, violation=float(np.abs(c).max()), objective=float(J),
-                stationarity=float(kkt), barrier=mu, solve_s=time.perf_counter() - t0, compile_s=compile_s,
-                history=history)
-
-
 def forward_simulation(problem, z, substeps=10):
     """The nodes' states (nodes, nx) from RK4 (``jb.simulate``, h / substeps per step) of the optimal excitations
     from the first node's state: excitations linear between nodes, evaluated at each step's midpoint and held
@@ -302,7 +230,7 @@ def main(small=False, model_file=ARM26, coordinate="r_elbow_flex", log=print):
     t0 = time.perf_counter()
     problem = build_problem(imported, coordinate, nodes=11 if small else NODES)
     setup_s = time.perf_counter() - t0
-    result = solve(problem, log=log)
+    result = solve(problem, constraint_tol=DEFECT_TOL, optimality_tol=OPTIMALITY_TOL, log=log)
     X, E = problem.split(result["z"])
     simulated = forward_simulation(problem, result["z"])
     nq = problem.model.get_num_q()
