@@ -1,5 +1,5 @@
-"""Shared test helpers: one tolerance check, one central-difference gradient check, and the count of traces
-of jaxbody's compiled entry points."""
+"""Shared test helpers: one tolerance check, one central-difference gradient check, the count of traces
+of jaxbody's compiled entry points, and the primitives of a jaxpr."""
 
 from __future__ import annotations
 
@@ -86,3 +86,15 @@ def trace_count(name: str) -> int:
     """How many times the entry point ``name`` (its ``__qualname__``: the defining class, e.g.
     ``"Model.realize"``, ``"ModelDynamics.calc_m"``) was traced in this test session."""
     return _TRACES[name]
+
+
+def jaxpr_primitives(closed_jaxpr) -> set:
+    """Names of the primitives of a closed jaxpr (``jax.make_jaxpr(f)(...)``), nested jaxprs included."""
+    names = set()
+    for eqn in closed_jaxpr.jaxpr.eqns:
+        names.add(eqn.primitive.name)
+        for v in eqn.params.values():
+            for sub in (v if isinstance(v, (tuple, list)) else [v]):
+                if hasattr(sub, "jaxpr") and hasattr(sub, "consts"):
+                    names |= jaxpr_primitives(sub)
+    return names

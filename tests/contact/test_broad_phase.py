@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import jaxbody as jb
+from helpers import jaxpr_primitives
 
 BODIES = 6
 
@@ -66,18 +67,6 @@ def test_bad_capacity_raises():
             contact.set_broad_phase(bad)
 
 
-def _primitives(jaxpr):
-    """Names of the primitives of a closed jaxpr, nested jaxprs included."""
-    names = set()
-    for eqn in jaxpr.jaxpr.eqns:
-        names.add(eqn.primitive.name)
-        for v in eqn.params.values():
-            for sub in (v if isinstance(v, (tuple, list)) else [v]):
-                if hasattr(sub, "jaxpr") and hasattr(sub, "consts"):
-                    names |= _primitives(sub)
-    return names
-
-
 def test_vmap_keeps_the_fallback_a_branch_and_gradients_equal(models):
     """Under vmap the fallback's condition is one bool for the batch (broad_phase.any_lane): the program keeps a
     real cond (a lane-wise one becomes a select running the full narrow phase on every lane); lanes that need
@@ -90,7 +79,7 @@ def test_vmap_keeps_the_fallback_a_branch_and_gradients_equal(models):
 
     q = _states(full)[:2]  # apart, and a few pairs touching: no lane overflows
     batched = jax.vmap(jax.value_and_grad(energy, argnums=1), in_axes=(None, 0))
-    assert "cond" in _primitives(jax.make_jaxpr(batched)(broad, q))
+    assert "cond" in jaxpr_primitives(jax.make_jaxpr(batched)(broad, q))
     (a, da), (b, db) = jax.jit(batched)(full, q), jax.jit(batched)(broad, q)
     np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(db, da, rtol=1e-12, atol=1e-9)

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 
 from jaxbody._dynamics.contact.trackers.contact import Contact
 from jaxbody._math import spatial
+from jaxbody._math.lanes import any_lane
 
 
 def bounding_radius(record):
@@ -50,18 +51,6 @@ def bounding_gap(kinds, R_G1, p_G1, shape1, p_G2, shape2):
     if kinds[0] == "HalfSpace":
         return -jnp.sum(R_G1[:, :, 0] * (p_G2 - p_G1), -1) - r2
     return spatial.safe_norm(p_G2 - p_G1) - bounding_radius(shape1) - r2
-
-
-@jax.custom_batching.custom_vmap
-def any_lane(flag):
-    """The bool ``flag`` itself; under vmap, one unbatched bool: whether it is True in any lane."""
-    return flag
-
-
-@any_lane.def_vmap
-def _any_lane_rule(axis_size, in_batched, flag):
-    del axis_size
-    return (jnp.any(flag) if in_batched[0] else flag), False
 
 
 def track_candidates(track, kinds, capacity, R_G1, p_G1, shape1, R_G2, p_G2, shape2) -> Contact:

@@ -12,8 +12,8 @@ points (fixed on the wrap object's body). For each wrap object in order (OpenSim
 
 One wrap object: one pass. Several: up to 8 passes, stopping once the length changes by less than 0.5 mm;
 after the first pass, if the first object did not wrap and the second had a point inside it, the two swap
-order. Each pass is computed on every lane and frozen once OpenSim would have stopped, so the result is
-OpenSim's path with shapes independent of q. Not reproduced: OpenSim's PathWrap "previous wrap" memory,
+order. A lane is frozen once OpenSim would have stopped, and a pass runs only while some lane is not, so the
+result is OpenSim's path with shapes independent of q. Not reproduced: OpenSim's PathWrap "previous wrap" memory,
 read only when a sphere's line passes through its centre.
 
 OpenSim's Point::getLocationInGround caches a point's Ground location at its first read in a realization, and
@@ -32,6 +32,7 @@ import jax.numpy as jnp
 
 from jaxbody._dynamics.paths import wrap_math as wm
 from jaxbody._math import spatial
+from jaxbody._math.lanes import any_lane
 
 #: OpenSim's GeometryPath::applyWrapObjects: passes for several wrap objects, and its convergence test (m).
 MAX_PASSES = 8
@@ -211,7 +212,8 @@ def _one_pass(path, cache, stopped, swap, wraps, point_active, R_GB, p_GB):
 def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> CurrentPath:
     """OpenSim's applyWrapObjects on ``path`` (from :func:`initial_path`) for the PathWraps ``wraps``. With several
     wrap objects the passes are one ``lax.scan`` (the first pass decides the swap), so each wrap object's
-    geometry is traced once."""
+    geometry is traced once; a pass runs only while some lane (of a vmapped batch) has not stopped or converged
+    (``lax.cond`` on ``any_lane``), so a path costs the passes it needs (typically 2), not MAX_PASSES."""
     n_wraps = len(wraps)
     if n_wraps == 0:
         return path
@@ -220,7 +222,7 @@ def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> Cu
         path, cache, _, _ = apply_wrap(path, cache, 0, wraps[0], True, point_active, R_GB, p_GB)
         return path
 
-    def step(carry, k):
+    def one_pass(carry, k):
         path, cache, stopped, done, last_length, swap = carry
         new, new_cache, new_stopped, results = _one_pass(path, cache, stopped, swap, wraps, point_active, R_GB, p_GB)
         length = path_length(new)
@@ -234,7 +236,12 @@ def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> Cu
         converged = jnp.abs(length - last_length) < CONVERGED_LENGTH_CHANGE
         later = (kept, kept_cache, jnp.where(frozen, stopped, new_stopped), done | (~stopped & converged),
                  jnp.where(frozen, last_length, length), swap)
-        return _select(k == 0, first, later), None
+        return _select(k == 0, first, later)
+
+    def step(carry, k):
+        # a pass changes nothing once every lane is frozen: skip it then (one decision for the whole batch)
+        needed = (k == 0) | ~(carry[2] | carry[3])
+        return jax.lax.cond(any_lane(needed), one_pass, lambda carry, k: carry, carry, k), None
 
     zero = jnp.zeros((), path.P.dtype)
     carry = (path, cache, jnp.asarray(False), jnp.asarray(False), zero, jnp.asarray(False))
