@@ -52,9 +52,9 @@ def calc_muscle_stack(model, state, muscles, Z):
         return _calc_same_paths(model, state, muscles, Z)
     pos, vel = state.position, state.velocity
     stack = stacked_paths.stack_paths([m.path for m in muscles])
-    paths = stacked_paths.calc_current_paths(stack, pos.R_GB, pos.p_GB, state.q)
-    lengths = stacked_paths.calc_lengths(paths)
-    speeds = stacked_paths.calc_lengthening_speeds(stack, paths, pos, vel, state.q)
+    entries = stacked_paths.calc_entries(stack, pos.R_GB, pos.p_GB, state.q)
+    lengths = stacked_paths.calc_lengths(entries)
+    speeds = stacked_paths.calc_lengthening_speeds(stack, entries, pos, vel, state.q)
     excitations = state.controls[np.array([m.first_control for m in muscles])]
     parameters = _stack([m.parameters for m in muscles])
     first = muscles[0]
@@ -65,7 +65,7 @@ def calc_muscle_stack(model, state, muscles, Z):
         return info.tendon_force, muscle.z_dot_of(info)
 
     tensions, z_dot = jax.vmap(one)(parameters, lengths, speeds, Z, excitations)
-    F, f = stacked_paths.calc_tension_forces(stack, paths, model, state, tensions)
+    F, f = stacked_paths.calc_tension_forces(stack, entries, model, state, tensions)
     return F, f, jnp.zeros(tensions.shape, tensions.dtype), z_dot
 
 
