@@ -123,28 +123,28 @@ def calc_lengthening_speeds(stack: StackedPaths, entries: StackedEntries, pos, v
     return jnp.sum(jnp.where(_segment_ends(entries), speed, 0.0), 1)
 
 
-def calc_tension_forces(stack: StackedPaths, entries: StackedEntries, model, state, tensions):
-    """Each path's forces of its tension (M,) N (geometry_path.tension_forces, OpenSim's produceForces): body
-    forces (M, nbodies, 2, 3) at Bo in G and mobility forces (M, nu). Needs Position. The entries' forces go to
-    their bodies by a product with a static (M, K, nbodies) incidence table (no scatter)."""
+def calc_tension_forces(stack: StackedPaths, entries: StackedEntries, model, state, tensions, enabled):
+    """The forces of the paths' tensions (M,) N (geometry_path.tension_forces, OpenSim's produceForces) summed
+    over the enabled paths (``enabled`` (M,) bool; a disabled path's entry forces are selected away): body forces
+    (nbodies, 2, 3) at Bo in G and mobility forces (nu,). Needs Position. The entries' forces reach their bodies
+    by one product with a static (nbodies, M K) incidence matrix (no scatter, no per-path body arrays)."""
     pos, nbodies = state.position, model.topology.nbodies
     body = _entry_bodies(stack)
     e, _ = wm.normalize_or_zero(entries.P - _at(entries.P, entries.prev))
     crosses = _segment_ends(entries) & (jnp.asarray(body) != _at(jnp.asarray(body), entries.prev))
     f = jnp.where(crosses[..., None], tensions[:, None, None] * e, 0.0)  # on the segment ending at each entry
     outgoing = jnp.where((entries.valid & (entries.next < body.shape[1]))[..., None], _at(f, entries.next), 0.0)
-    F = outgoing - f
+    F = jnp.where(enabled[:, None, None], outgoing - f, 0.0)
     moments = jnp.cross(entries.P - pos.p_GB[body], F)
-    incidence = jnp.asarray(np.arange(nbodies) == body[..., None], F.dtype)
-    body_forces = jnp.einsum("mkb,mkx->mbx", incidence, jnp.concatenate([moments, F], -1)).reshape(
-        (tensions.shape[0], nbodies, 2, 3))
+    incidence = jnp.asarray(np.arange(nbodies)[:, None] == body.reshape(-1), F.dtype)  # (nbodies, M K)
+    body_forces = (incidence @ jnp.concatenate([moments, F], -1).reshape(-1, 6)).reshape(nbodies, 2, 3)
     if not stack.depends_on_q:
-        return body_forces, jnp.zeros((tensions.shape[0],) + state.u.shape, F.dtype)
+        return body_forces, jnp.zeros(state.u.shape, F.dtype)
     dp_dq, x_q = stack.points.calc_station_derivatives(state.q), moving_x_coordinates(stack.points)
     point = np.where(stack.real, stack.row, -1)
     f_q = jax.vmap(lambda point, body, F: moving_point_q_forces(CurrentPathPoints(point, body), pos, F, dp_dq, x_q,
                                                                   state.q.shape[0]))(point, body, F)
-    return body_forces, jax.vmap(lambda g: q_forces_to_mobility(model, state, g))(f_q)
+    return body_forces, q_forces_to_mobility(model, state, jnp.sum(f_q, 0))
 
 
 class CurrentPathPoints(NamedTuple):
