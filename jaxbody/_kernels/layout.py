@@ -104,8 +104,7 @@ def generic_inputs(topo, params, q, u):
     for i in layout.generic_groups:
         mob, prm = topo.groups[i].mobilizer, params.mobilizer_params[i]
         qg = q[topo.group_q_index[i]]
-        R, p = mob.calc_X_FM(qg, prm)
-        H = mob.calc_H_FM(qg, prm)
+        R, p, H = mob.calc_X_FM_and_H_FM(qg, prm)
         Rs.append(R)
         ps.append(p)
         Hs.append(jnp.pad(H, [(0, 0), (0, 0), (0, topo.nu_max - H.shape[-1])]))
