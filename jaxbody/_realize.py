@@ -29,6 +29,7 @@ from jaxbody._dynamics.force_groups import calc_force_contributions, calc_forces
 from jaxbody._dynamics.state import AccelerationCache, DynamicsCache, State
 from jaxbody._kernels import backend
 from jaxbody._kernels import tree as kernel_tree
+from jaxbody._kernels.layout import generic_inputs_from_caches
 from jaxbody._topology import mobilizer_groups
 from jaxbody._typing import Stage
 
@@ -70,8 +71,9 @@ def realize_dynamics(model, state: State) -> DynamicsCache:
 def calc_tree_accelerations(model, state: State) -> articulated.TreeAccelerations:
     """Forward dynamics ignoring constraints (udot, A_GB, motion_forces) at a state realized through Dynamics.
 
-    On the compiled kernels when they apply (jaxbody._kernels.backend.runs_compiled), else by the JAX path's
-    articulated passes; the two agree to round-off. Tendon armature (jaxbody._dynamics.tendon_armature) is added
+    On the compiled kernels when they apply (jaxbody._kernels.backend.runs_compiled; the GENERIC mobilizers'
+    X_FM, H_FM and HDot_FM u come from the Position and Velocity caches, not evaluated again), else by the JAX
+    path's articulated passes; the two agree to round-off. Tendon armature (jaxbody._dynamics.tendon_armature) is added
     by ``with_tendon_armature``. Cost: O(n), plus nt tree solves with nt armature tendons.
     """
     dyn = state.dynamics
@@ -80,7 +82,8 @@ def calc_tree_accelerations(model, state: State) -> articulated.TreeAcceleration
         known = dyn.articulated.udot_known.astype(state.q.dtype)
         tree = articulated.TreeAccelerations(*kernel_tree.tree_accelerations(
             topo, model.parameters, state.q, state.u, dyn.mobility_forces, dyn.body_forces_without_gravity,
-            dyn.gravity_weights, known, dyn.udot_prescribed))
+            dyn.gravity_weights, known, dyn.udot_prescribed,
+            generic_inputs_from_caches(topo, state.position, state.velocity)))
     else:
         tree = articulated.calc_tree_accelerations(
             model, state.position, state.velocity, dyn.articulated, dyn.mobility_forces, dyn.body_forces,
@@ -102,17 +105,18 @@ def with_tendon_armature(model, state: State, abi: articulated.ArticulatedInerti
 def solve_rows(model, state: State, abi: articulated.ArticulatedInertias):
     """``G (k, nu) -> TreeAccelerations`` with a leading axis k: the tree solve at u = 0 of each row of G as mobility
     force (M^-1 g, its body accelerations and prescribed forces: the articulated solve's linear map) at ``state``'s
-    q, known udots from ``abi``. On the compiled kernels (one call over the k rows) when they apply, else k JAX
-    articulated solves."""
+    q, known udots from ``abi``. On the compiled kernels (one call over the k rows, the GENERIC mobilizers' X_FM
+    and H_FM from the Position cache) when they apply, else k JAX articulated solves."""
     topo, dtype = model.topology, state.q.dtype
     if backend.runs_compiled(topo, dtype):
         known = abi.udot_known.astype(dtype)
         zero_u = jnp.zeros((topo.nu,), dtype)
         no_F, no_W = jnp.zeros((topo.nbodies, 2, 3), dtype), jnp.zeros((topo.nbodies, 3), dtype)
+        generic = generic_inputs_from_caches(topo, state.position)  # at u = 0: HDot_FM u = 0
 
         def solve(G):
             row = lambda g: kernel_tree.tree_accelerations(  # noqa: E731
-                topo, model.parameters, state.q, zero_u, g, no_F, no_W, known, zero_u)
+                topo, model.parameters, state.q, zero_u, g, no_F, no_W, known, zero_u, generic)
             return articulated.TreeAccelerations(*jax.vmap(row)(G))
 
         return solve

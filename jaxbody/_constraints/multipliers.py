@@ -160,8 +160,11 @@ class ConstraintOperators(VelocityConstraintOperators):
         return F, f_u + mobilizer_groups.multiply_by_n_transpose(topo, model.parameters, self.q, f_q)
 
     def multiply_by_g_transpose(self, lam):
-        """``G^T lambda = J^T F_c + f_c`` (nu,) (one inward sweep)."""
+        """``G^T lambda = J^T F_c + f_c`` (nu,) (one inward sweep; none when no constraint acts on a body, e.g.
+        only coordinate couplers: then F_c = 0 and ``G^T lambda = f_c``)."""
         F, f = self.constraint_forces(lam)
+        if not any(group.array("bodies").size for group in self.model.constraints.groups):
+            return f
         return jacobians.multiply_by_system_jacobian_transpose(self.model, self.pos, F) + f
 
     def calc_g(self, rows=None):

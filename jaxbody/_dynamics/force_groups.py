@@ -70,18 +70,27 @@ def _stacked_z(state, slices, group):
     return jnp.stack([state.z[slices[i]] for i in group])
 
 
-def _group_contributions(model, state, slices, group, z_dot: bool):
-    """Per-element ``(F (k, nbodies, 2, 3), f (k, nu), pe (k,), z_dot (k, num_z) or None)`` of one group."""
+def _masked_sums(on, Fs, fs, pes):
+    """Per-element contributions (k leading) summed over the enabled ones (``on`` (k,)), selected not multiplied."""
+    return (jnp.sum(jnp.where(on[:, None, None, None], Fs, 0.0), 0), jnp.sum(jnp.where(on[:, None], fs, 0.0), 0),
+            jnp.sum(jnp.where(on, pes, 0.0)))
+
+
+def _group_contributions(model, state, slices, group, on, z_dot: bool):
+    """``(F (nbodies, 2, 3), f (nu,), pe (), z_dot (k, num_z) or None)`` of one group: forces summed over its
+    enabled elements (``on`` (k,)), every element's z_dot."""
     forces = model.forces
     first = forces[group[0]]
     if first.num_z() and len(group) > 1:
-        return type(first).calc_stacked(model, state, [forces[i] for i in group], _stacked_z(state, slices, group))
+        return type(first).calc_stacked(model, state, [forces[i] for i in group], _stacked_z(state, slices, group),
+                                        on)
     if len(group) > 1:
-        return (*_calc_stacked(model, state, [forces[i] for i in group]), None)
+        return (*_masked_sums(on, *_calc_stacked(model, state, [forces[i] for i in group])), None)
     z = state.z[slices[group[0]]]
     if first.num_z() and z_dot:
-        return jax.tree_util.tree_map(lambda x: x[None], first.calc_with_z_and_z_dot(model, state, z))
-    return (*jax.tree_util.tree_map(lambda x: x[None], first.calc_with_z(model, state, z)), None)
+        *Fs, rows = jax.tree_util.tree_map(lambda x: x[None], first.calc_with_z_and_z_dot(model, state, z))
+        return (*_masked_sums(on, *Fs), rows)
+    return (*_masked_sums(on, *jax.tree_util.tree_map(lambda x: x[None], first.calc_with_z(model, state, z))), None)
 
 
 def calc_forces_and_z_dot(model, state, positions) -> tuple:
@@ -108,10 +117,8 @@ def _sum_contributions(model, state, positions, z_dot: bool) -> tuple:
     z_dots = {}
     for group in group_positions(forces, positions):  # a loop over element types, not elements
         on = state.force_enabled[jnp.asarray(group, jnp.int32)]
-        Fs, fs, pes, rows = _group_contributions(model, state, slices, group, z_dot)
-        F = F + jnp.sum(jnp.where(on[:, None, None, None], Fs, 0.0), 0)
-        f = f + jnp.sum(jnp.where(on[:, None], fs, 0.0), 0)
-        pe = pe + jnp.sum(jnp.where(on, pes, 0.0))
+        F_group, f_group, pe_group, rows = _group_contributions(model, state, slices, group, on, z_dot)
+        F, f, pe = F + F_group, f + f_group, pe + pe_group
         if z_dot and rows is not None:
             z_dots.update({i: jnp.where(on[k], row, 0.0) for k, (i, row) in enumerate(zip(group, rows))})
     ordered = [z_dots[i] for i in sorted(z_dots)]

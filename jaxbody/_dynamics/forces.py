@@ -79,9 +79,11 @@ class ForceElement(eqx.Module):
         return None
 
     @classmethod
-    def calc_stacked(cls, model, state, elements, Z):
-        """k elements of equal ``stack_key`` with their state variables Z (k, num_z): their forces and
-        derivatives ``(F (k, nbodies, 2, 3), f (k, nu), pe (k,), z_dot (k, num_z))``."""
+    def calc_stacked(cls, model, state, elements, Z, enabled):
+        """k elements of equal ``stack_key`` with their state variables Z (k, num_z) and ``enabled`` (k,) bool:
+        ``(F (nbodies, 2, 3), f (nu,), pe (), z_dot (k, num_z))``, the forces and energy summed over the enabled
+        elements (a disabled one's selected away, not multiplied, so a NaN in it cannot leak) and every
+        element's derivatives (the caller zeroes a disabled one's)."""
         raise NotImplementedError(f"{cls.__name__} has no stacked evaluation")
 
 

@@ -128,6 +128,7 @@ def realize_velocity(model, pos: PositionCache, q, u) -> VelocityCache:
         V_GB=V_GB,
         V_PB_G=V_PB_G,
         V_FM=V_FM,
+        HDot_FM_u=spatial.unflat(spatial.matvec(HDot_FM, u_b)),
         HDot_PB_G=HDot_PB_G,
         mobilizer_coriolis=A_b,
         total_coriolis=total_coriolis,

@@ -57,8 +57,9 @@ class VelocityCache(eqx.Module):
     """Velocity kinematics (all spatial vectors (nbodies, 2, 3), at Bo, in G).
 
     qdot: (nq,). V_GB: body spatial velocities. V_PB_G: ``H u`` (velocity across
-    each mobilizer, in G). V_FM: mobilizer velocity in F. HDot_PB_G: (nbodies, 6,
-    nu_max). mobilizer_coriolis: A_b. total_coriolis: ``Jdot u``, the body
+    each mobilizer, in G). V_FM: mobilizer velocity in F. HDot_FM_u: ``HDot_FM u`` (nbodies, 2, 3) in F, the
+    mobilizer's bias acceleration (Ground's zero; the compiled kernels read it for their GENERIC bodies).
+    HDot_PB_G: (nbodies, 6, nu_max). mobilizer_coriolis: A_b. total_coriolis: ``Jdot u``, the body
     accelerations at udot = 0. gyroscopic: b. centrifugal: ``Mk a + b``.
     velocity_errors: constraint velocity errors (pverr, verr) (mp + mv,); 0 for disabled constraints.
     """
@@ -67,6 +68,7 @@ class VelocityCache(eqx.Module):
     V_GB: jnp.ndarray
     V_PB_G: jnp.ndarray
     V_FM: jnp.ndarray
+    HDot_FM_u: jnp.ndarray
     HDot_PB_G: jnp.ndarray
     mobilizer_coriolis: jnp.ndarray
     total_coriolis: jnp.ndarray

@@ -49,7 +49,8 @@ def native_code(mobilizer) -> int:
 class KernelLayout:
     """Per body (nbodies rows, Ground first): parent, code, q_start, u_start, nu, generic row (-1: native).
 
-    generic_groups: indices into ``Topology.groups`` computed by the JAX path, in the order of their rows.
+    generic_groups: indices into ``Topology.groups`` computed by the JAX path, in the order of their rows;
+    generic_bodies: the bodies of those rows, in row order.
     """
 
     parent: tuple
@@ -59,6 +60,7 @@ class KernelLayout:
     nu: tuple
     generic: tuple
     generic_groups: tuple
+    generic_bodies: tuple
     n_generic: int
     nu_max: int
 
@@ -75,17 +77,18 @@ def kernel_layout(topo) -> KernelLayout:
     """The KernelLayout of a Topology (cached: a Topology is hashable and immutable)."""
     codes = [WELD] + [native_code(m) for m in topo.mobilizers[1:]]
     generic = [-1] * topo.nbodies
-    groups, row = [], 0
+    groups, bodies, row = [], [], 0
     for i, g in enumerate(topo.groups):
         if native_code(g.mobilizer) == GENERIC:
             groups.append(i)
             for b in g.bodies:
                 generic[b] = row
+                bodies.append(int(b))
                 row += 1
     parent = tuple(int(p) for p in topo.parent)
     return KernelLayout(parent, tuple(codes), tuple(int(s) for s in topo.q_start),
                         tuple(int(s) for s in topo.u_start), tuple(int(n) for n in topo.body_nu),
-                        tuple(generic), tuple(groups), row, topo.nu_max)
+                        tuple(generic), tuple(groups), tuple(bodies), row, topo.nu_max)
 
 
 def generic_inputs(topo, params, q, u):
@@ -101,8 +104,7 @@ def generic_inputs(topo, params, q, u):
     for i in layout.generic_groups:
         mob, prm = topo.groups[i].mobilizer, params.mobilizer_params[i]
         qg = q[topo.group_q_index[i]]
-        R, p = mob.calc_X_FM(qg, prm)
-        H = mob.calc_H_FM(qg, prm)
+        R, p, H = mob.calc_X_FM_and_H_FM(qg, prm)
         Rs.append(R)
         ps.append(p)
         Hs.append(jnp.pad(H, [(0, 0), (0, 0), (0, topo.nu_max - H.shape[-1])]))
@@ -116,3 +118,15 @@ def generic_inputs(topo, params, q, u):
                 jnp.zeros((0, 6), dtype))
     cat = lambda xs: jnp.concatenate(xs, 0).astype(dtype)  # noqa: E731
     return cat(Rs), cat(ps), cat(Hs), cat(HDs)
+
+
+def generic_inputs_from_caches(topo, pos, vel=None):
+    """``generic_inputs`` read from a realized State's caches instead of re-evaluating the mobilizers: the
+    GENERIC bodies' rows of PositionCache R_FM, p_FM, H_FM (already padded to nu_max columns) and of
+    VelocityCache HDot_FM_u (zeros when ``vel`` is None, as ``generic_inputs`` with u None). Same shapes and
+    numbers as ``generic_inputs(topo, params, q, u)`` at the caches' q and u (to round-off: HDot_FM u is summed
+    over the padded columns). Cost: four gathers."""
+    bodies = np.asarray(kernel_layout(topo).generic_bodies, dtype=int)
+    hdu = (jnp.zeros((bodies.size, 6), pos.R_FM.dtype) if vel is None
+           else vel.HDot_FM_u[bodies].reshape(bodies.size, 6))
+    return pos.R_FM[bodies], pos.p_FM[bodies], pos.H_FM[bodies], hdu

@@ -35,10 +35,10 @@ from jaxbody._kernels.linear_ops import (call_kernel, model_inputs, multiply_by_
                                          symmetric_inertia_tangent, tree_model)
 
 
-def _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p):
+def _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p, generic):
     """The kernel call: (udot (nu,), A_GB (nbodies, 2, 3), motion_forces (nu,))."""
     dtype = q.dtype
-    gR, gp, gH, gHDu = generic_inputs(topo, prm, q, u)
+    gR, gp, gH, gHDu = generic
     out = (jax.ShapeDtypeStruct((topo.nu,), dtype), jax.ShapeDtypeStruct((topo.nbodies, 2, 3), dtype),
            jax.ShapeDtypeStruct((topo.nu,), dtype))
     args = [q, u, f, F, W, known, udot_p] + model_inputs(prm, dtype) + [gR, gp, gH, gHDu]
@@ -61,28 +61,38 @@ def body_accelerations(topo, prm, q, u, udot):
     return inverse_dynamics.calc_body_acceleration_from_udot(model, pos, vel, udot)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
-def tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p):
+def tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p, generic=None):
     """Forward dynamics ignoring constraints by the kernel: ``M udot + motion_forces = f + J^T (F + weights) - c``.
 
     Args:
         topo: Topology (static). prm: Parameters. q (nq,), u (nu,); f (nu,) mobility forces; F (nbodies, 2, 3)
         body forces at Bo in G, without gravity; W (nbodies, 3) gravity weights m g (N, in G) acting at the
         mass centers; known (nbodies,) 1.0 for bodies whose udots are known (locks, Motions); udot_p (nu,)
-        the known udots (zero on free mobilities).
+        the known udots (zero on free mobilities). generic: the GENERIC bodies' (R_FM, p_FM, H_FM, HDot_FM u)
+        at (prm, q, u) when the caller has them (a realized State's caches:
+        ``layout.generic_inputs_from_caches``), else None and they are evaluated here
+        (``layout.generic_inputs``). They enter the kernel's primal only: derivatives are those of (prm, q, u),
+        so ``generic`` must be those functions' values there.
 
     Returns:
         udot (nu,), A_GB (nbodies, 2, 3) at Bo in G, motion_forces (nu,) prescribed-motion forces (zero on free ones).
     """
-    return _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p)
+    if generic is None:
+        generic = generic_inputs(topo, prm, q, u)
+    return _tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p, tuple(generic))
 
 
-@tree_accelerations.defjvp
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _tree_accelerations(topo, prm, q, u, f, F, W, known, udot_p, generic):
+    return _forward_dynamics_call(topo, prm, q, u, f, F, W, known, udot_p, generic)
+
+
+@_tree_accelerations.defjvp
 def _tree_accelerations_jvp(topo, primals, tangents):
-    prm, q, u, f, F, W, known, udot_p = primals
-    dprm, dq, du, df, dF, dW, _, dudot_p = tangents
+    prm, q, u, f, F, W, known, udot_p, _ = primals
+    dprm, dq, du, df, dF, dW, _, dudot_p, _ = tangents  # generic's tangent is (prm, q, u)'s: not read
     dprm = symmetric_inertia_tangent(dprm)
-    udot, A_GB, motion_forces = tree_accelerations(topo, *primals)
+    udot, A_GB, motion_forces = _tree_accelerations(topo, *primals)
     known_u = known[jnp.asarray(topo.u_body)] > 0
     dudot_known = jnp.where(known_u, dudot_p, 0.0)
     primals = (prm, q, u, F, W, udot)

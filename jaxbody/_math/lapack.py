@@ -52,6 +52,10 @@ def _pinv_values(rtol, hermitian: bool):
     """``a -> jnp.linalg.pinv(a, rtol, hermitian)``, with the chunking vmap rule where jaxlib needs it."""
 
     def values(a):
+        if hermitian and a.shape[-2:] == (1, 1) and (rtol is None or rtol < 1.0):
+            # 1 x 1: the eigenvalue's magnitude exceeds every cutoff below it unless a = 0, so pinv is 1/a (or 0),
+            # jnp.linalg.pinv's number bit for bit without its LAPACK call (a NaN propagates).
+            return jnp.where(a != 0, 1.0 / jnp.where(a != 0, a, 1.0), 0.0)
         return jnp.linalg.pinv(a, rtol=rtol, hermitian=hermitian)
 
     if not SPLITS_LAPACK_BATCHES:
@@ -76,7 +80,7 @@ def pinv(a, rtol=None, hermitian: bool = False):
 
     Singular values at or below ``rtol`` (a Python float; default jax's 10 max(m, n) eps) times the largest
     are treated as zero. ``hermitian``: ``a`` is symmetric (an eigendecomposition is used). Cost: one LAPACK
-    SVD (or symmetric eigensolve) per matrix, O(m n min(m, n)); under vmap on an affected jaxlib, ceil(batch /
+    SVD (or symmetric eigensolve) per matrix, O(m n min(m, n)), none for a symmetric 1 x 1 matrix (1/a); under vmap on an affected jaxlib, ceil(batch /
     chunk) sequential LAPACK calls (see the module docstring). Differentiable in both modes.
     """
     return _pinv(a, None if rtol is None else float(rtol), hermitian)

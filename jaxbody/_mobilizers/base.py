@@ -89,6 +89,12 @@ class Mobilizer(abc.ABC):
     def calc_H_FM(self, q, params):
         """Returns H_FM (k, 6, nu) in F."""
 
+    def calc_X_FM_and_H_FM(self, q, params):
+        """(R_FM (k, 3, 3), p_FM (k, 3), H_FM (k, 6, nu)) together; a subclass whose two share work (e.g.
+        FunctionBased's functions and their partials) overrides this to evaluate it once."""
+        R_FM, p_FM = self.calc_X_FM(q, params)
+        return R_FM, p_FM, self.calc_H_FM(q, params)
+
     def multiply_by_n(self, q, u):
         """qdot = N(q) u, shape (k, nq_alloc). Default: qdot = u."""
         return u

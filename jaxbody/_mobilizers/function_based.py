@@ -83,18 +83,25 @@ class FunctionBasedTransform:
         R, _ = self._rotations(c, q.dtype)
         return R, self._translation_axes(q.dtype) @ c[3:]
 
+    def coordinates_and_partials(self, q):
+        """(Fq (6, n), c (6,)): the partials of (theta, x) and their values, from one trace of the functions."""
+        return jax.jacfwd(lambda x: (lambda c: (c, c))(self.coordinates(x)), has_aux=True)(q)
+
+    def transform_and_hinge(self, q, params):
+        """(R_FM (3, 3), p_FM (3,), H_FM (6, n)): ``self(q)`` and ``hinge(q)`` from one evaluation."""
+        Fq, c = self.coordinates_and_partials(q)
+        R, W = self._rotations(c, q.dtype)
+        b = self._translation_axes(q.dtype)
+        return R, b @ c[3:], jnp.concatenate([W @ Fq[:3], b @ Fq[3:]])
+
     def hinge(self, q, params):
         """H_FM (6, n) = [W Fq_rot ; [b] Fq_trans]."""
-        c = self.coordinates(q)
-        Fq = jax.jacfwd(self.coordinates)(q)
-        _, W = self._rotations(c, q.dtype)
-        return jnp.concatenate([W @ Fq[:3], self._translation_axes(q.dtype) @ Fq[3:]])
+        return self.transform_and_hinge(q, params)[2]
 
     def hinge_dot(self, q, u, params):
         """HDot_FM (6, n) in F along qdot = u: the exact time derivative of H_FM, or Simbody's formula with
         ``hdot="simbody"`` (module docstring)."""
-        c = self.coordinates(q)
-        Fq, Fq_dot = jax.jvp(jax.jacfwd(self.coordinates), (q,), (u,))
+        (Fq, c), (Fq_dot, _) = jax.jvp(self.coordinates_and_partials, (q,), (u,))
         _, W = self._rotations(c, q.dtype)
         if self.hdot == "simbody":  # the intermediate frames' rates from the first one and two mobilities' u
             H_w, n = W @ Fq[:3], u.shape[0]
@@ -117,6 +124,9 @@ class FunctionBased(Custom):
 
     def calc_H_FM(self, q, params):
         return jax.vmap(self.x_fm_fn.hinge)(q, params)
+
+    def calc_X_FM_and_H_FM(self, q, params):
+        return jax.vmap(self.x_fm_fn.transform_and_hinge)(q, params)
 
     def calc_HDot_FM(self, q, u, params):
         return jax.vmap(self.x_fm_fn.hinge_dot)(q, u, params)

@@ -42,10 +42,10 @@ def calc_X_FM_and_H_FM(topo: Topology, params, q):
     dtype = q.dtype
     Rs, ps, Hs = [], [], []
     for mob, qg, _, prm in _group_inputs(topo, params, q):
-        R, p = mob.calc_X_FM(qg, prm)
+        R, p, H = mob.calc_X_FM_and_H_FM(qg, prm)
         Rs.append(R)
         ps.append(p)
-        Hs.append(_pad_columns(mob.calc_H_FM(qg, prm), topo.nu_max))
+        Hs.append(_pad_columns(H, topo.nu_max))
     R_FM = _per_body(topo, jnp.eye(3, dtype=dtype), Rs)
     p_FM = _per_body(topo, jnp.zeros(3, dtype), ps)
     H_FM = _per_body(topo, jnp.zeros((6, topo.nu_max), dtype), Hs)

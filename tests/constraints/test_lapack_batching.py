@@ -130,3 +130,18 @@ def test_fourbar_rkm_at_1024_lanes_runs_repeatedly_without_hanging(tmp_path):
     run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=480)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.split("\n")[:6] == [f"call {k}" for k in range(6)], run.stdout
+
+
+def test_symmetric_one_by_one_pinv_needs_no_lapack():
+    """A symmetric 1 x 1 matrix (one constraint equation, e.g. gait9dof18musc's coupler) is inverted as 1/a, bit
+    for bit jnp.linalg.pinv's number (0 for a zero), with no LAPACK call; a NaN propagates; its gradient is
+    -1/a^2."""
+    rng = np.random.default_rng(0)
+    a = np.concatenate([rng.normal(size=500) * 10.0 ** rng.uniform(-8, 8, 500), [0.0, -0.0, 1e-300]])
+    a = jnp.asarray(a).reshape(-1, 1, 1)
+    mine = jax.jit(jax.vmap(lambda x: pinv(x, rtol=1e-12, hermitian=True)))
+    assert jnp.array_equal(mine(a), jax.vmap(lambda x: jnp.linalg.pinv(x, rtol=1e-12, hermitian=True))(a))
+    assert "lapack" not in mine.lower(a).as_text()
+    assert bool(jnp.isnan(pinv(jnp.full((1, 1), jnp.nan), hermitian=True)[0, 0]))
+    g = jax.grad(lambda x: pinv(x.reshape(1, 1), rtol=1e-12, hermitian=True)[0, 0])(jnp.asarray([2.5]))
+    assert_close(g, jnp.asarray([-1 / 2.5**2]), 1e-15, "d pinv / da")

@@ -45,16 +45,17 @@ def _stack(trees):
     return jax.tree_util.tree_map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *trees)
 
 
-def calc_muscle_stack(model, state, muscles, Z):
-    """k muscles of one stack key with state variables Z (k, num_z): forces ``(F (k, nbodies, 2, 3), f (k, nu),
-    pe (k,))`` of their tendon forces along their paths and their dz/dt (k, num_z), from one evaluation."""
+def calc_muscle_stack(model, state, muscles, Z, enabled):
+    """k muscles of one stack key with state variables Z (k, num_z), ``enabled`` (k,) bool: forces ``(F (nbodies,
+    2, 3), f (nu,), pe ())`` of the enabled muscles' tendon forces along their paths (a disabled muscle's
+    selected away) and every muscle's dz/dt (k, num_z), from one evaluation."""
     if not stacked_paths.stackable(muscles[0].path):
-        return _calc_same_paths(model, state, muscles, Z)
+        return _calc_same_paths(model, state, muscles, Z, enabled)
     pos, vel = state.position, state.velocity
     stack = stacked_paths.stack_paths([m.path for m in muscles])
-    paths = stacked_paths.calc_current_paths(stack, pos.R_GB, pos.p_GB, state.q)
-    lengths = stacked_paths.calc_lengths(paths)
-    speeds = stacked_paths.calc_lengthening_speeds(stack, paths, pos, vel, state.q)
+    entries = stacked_paths.calc_entries(stack, pos.R_GB, pos.p_GB, state.q)
+    lengths = stacked_paths.calc_lengths(entries)
+    speeds = stacked_paths.calc_lengthening_speeds(stack, entries, pos, vel, state.q)
     excitations = state.controls[np.array([m.first_control for m in muscles])]
     parameters = _stack([m.parameters for m in muscles])
     first = muscles[0]
@@ -65,11 +66,11 @@ def calc_muscle_stack(model, state, muscles, Z):
         return info.tendon_force, muscle.z_dot_of(info)
 
     tensions, z_dot = jax.vmap(one)(parameters, lengths, speeds, Z, excitations)
-    F, f = stacked_paths.calc_tension_forces(stack, paths, model, state, tensions)
-    return F, f, jnp.zeros(tensions.shape, tensions.dtype), z_dot
+    F, f = stacked_paths.calc_tension_forces(stack, entries, model, state, tensions, enabled)
+    return F, f, jnp.zeros((), tensions.dtype), z_dot
 
 
-def _calc_same_paths(model, state, muscles, Z):
+def _calc_same_paths(model, state, muscles, Z, enabled):
     """:func:`calc_muscle_stack` for muscles on paths of one structure: one ``jax.vmap`` over the stacked paths
     and parameters of the path's own ``calc_forces_of_tension`` (so a wrapped path's geometry is traced once)."""
     first = muscles[0]
@@ -87,4 +88,5 @@ def _calc_same_paths(model, state, muscles, Z):
 
     F, f, z_dot = jax.vmap(one)(_stack([m.path for m in muscles]), _stack([m.parameters for m in muscles]), Z,
                                 excitations)
-    return F, f, jnp.zeros(z_dot.shape[:1], F.dtype), z_dot
+    F = jnp.sum(jnp.where(enabled[:, None, None, None], F, 0.0), 0)
+    return F, jnp.sum(jnp.where(enabled[:, None], f, 0.0), 0), jnp.zeros((), F.dtype), z_dot

@@ -87,5 +87,5 @@ class PathMuscle(ForceElement):
         return muscle_stack_key(self)
 
     @classmethod
-    def calc_stacked(cls, model, state, elements, Z):
-        return calc_muscle_stack(model, state, elements, Z)
+    def calc_stacked(cls, model, state, elements, Z, enabled):
+        return calc_muscle_stack(model, state, elements, Z, enabled)

@@ -3,11 +3,13 @@ M paths, traced once for all of them instead of once per path.
 
 The paths' points are concatenated into one :class:`PathPoints` (so stations, MovingPathPoint functions and
 ConditionalPathPoint conditions are evaluated in one pass) and laid out as an (M, K) table, K the most points
-of any path, the missing entries masked. Each row is OpenSim's current path of its muscle (a
-:class:`CurrentPath` of its active points, in order, ``point`` indexing the concatenated points) and gets
-GeometryPath's own formulas (jaxbody._dynamics.paths.geometry_path) by ``jax.vmap``: the straight-segment
-length, OpenSim's lengthening speed (GeometryPath::computeLengtheningSpeed) and forces
-(GeometryPath::produceForces), so the numbers equal the one-path evaluation to round-off.
+of any path, the missing entries masked. Each row is OpenSim's current path of its muscle: its active points,
+in order, kept in the static layout with each entry's previous and next active entry (``StackedEntries``)
+rather than compacted by a sort, so that bodies stay static (gathers become slices, the forces reach their
+bodies by a product with a static incidence table rather than a scatter). On it GeometryPath's own formulas
+(jaxbody._dynamics.paths.geometry_path): the straight-segment length, OpenSim's lengthening speed
+(GeometryPath::computeLengtheningSpeed) and forces (GeometryPath::produceForces), so the numbers equal the
+one-path evaluation to round-off.
 
 Shapes: M paths, K entries per path, nbodies bodies, nq coordinates, nu mobilities. Stages: length and forces
 need Position, the speed Velocity. Cost: O(M K) plus one pass of the MovingPathPoint functions; an N(q)^T
@@ -22,17 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbody._dynamics.paths import wrap_math as wm
 from jaxbody._dynamics.paths.base import q_forces_to_mobility
-from jaxbody._dynamics.paths.geometry_path import (
-    GeometryPath,
-    entry_velocities,
-    lengthening_speed,
-    moving_point_q_forces,
-    moving_x_coordinates,
-    tension_forces,
-)
-from jaxbody._dynamics.paths.path_points import PathPoints
-from jaxbody._dynamics.paths.wrapping import CurrentPath, compact, path_length
+from jaxbody._dynamics.paths.geometry_path import GeometryPath, moving_point_q_forces, moving_x_coordinates
+from jaxbody._dynamics.paths.path_points import PathPoints, previous_active
 
 
 def stackable(path) -> bool:
@@ -68,39 +63,92 @@ def stack_paths(paths) -> StackedPaths:
     return StackedPaths(points, row, real)
 
 
-def calc_current_paths(stack: StackedPaths, R_GB, p_GB, q) -> CurrentPath:
-    """Every path's current path (GeometryPath.calc_current_path without wraps), stacked: each field (M, K, ...);
-    ``point`` indexes ``stack.points``."""
-    P = stack.points.calc_locations_in_ground(R_GB, p_GB, q)
+class StackedEntries(NamedTuple):
+    """The M paths' entries in their static (M, K) layout, not compacted: P (M, K, 3) each entry's location in G
+    (m, active or not), valid (M, K) whether it is on the current path (a real, active point), prev (M, K) the
+    index of the previous valid entry of its path (-1: none) and next (M, K) of the next one (K: none). A segment
+    ends at every valid entry with prev >= 0: the same segments, in the same order, as the compacted current path
+    (wrapping.compact) has, without its sort."""
+
+    P: jnp.ndarray
+    valid: jnp.ndarray
+    prev: jnp.ndarray
+    next: jnp.ndarray
+
+
+def calc_entries(stack: StackedPaths, R_GB, p_GB, q) -> StackedEntries:
+    """Every path's entries at q (``StackedEntries``). Needs Position."""
+    P = stack.points.calc_locations_in_ground(R_GB, p_GB, q)[stack.row]
     valid = stack.points.calc_active(q)[stack.row] & jnp.asarray(stack.real)
-    bodies = np.asarray(stack.points.bodies, np.int32)[stack.row]
-    M, K = stack.row.shape
-    paths = CurrentPath(P[stack.row], jnp.asarray(bodies), valid, jnp.asarray(stack.row, jnp.int32),
-                        jnp.full((M, K), -1, jnp.int32), jnp.zeros((M, K), P.dtype), P[stack.row],
-                        jnp.full((M, K), -1, jnp.int32))
-    return jax.vmap(compact)(paths)
+    K = stack.row.shape[1]
+    prev = jax.vmap(previous_active)(valid)
+    after = jnp.concatenate([jnp.where(valid, jnp.arange(K), K)[:, 1:], jnp.full((valid.shape[0], 1), K)], 1)
+    return StackedEntries(P, valid, prev, jax.lax.cummin(after, axis=1, reverse=True))
 
 
-def calc_lengths(paths: CurrentPath) -> jnp.ndarray:
-    """(M,) path lengths (m): the straight segments between consecutive valid entries."""
-    return jax.vmap(path_length)(paths)
+def _at(x, index):
+    """x (M, K, ...) at per-path entry indices (M, K), clamped into [0, K - 1] (masked by the caller)."""
+    i = jnp.clip(index, 0, x.shape[1] - 1)
+    return jnp.take_along_axis(x, i.reshape(i.shape + (1,) * (x.ndim - 2)), axis=1)
 
 
-def calc_lengthening_speeds(stack: StackedPaths, paths: CurrentPath, pos, vel, q) -> jnp.ndarray:
-    """(M,) OpenSim's lengthening speeds (m/s) of the current paths. Needs Velocity."""
-    station_dot = None
-    if stack.depends_on_q:
+def _segment_ends(entries: StackedEntries) -> jnp.ndarray:
+    """(M, K) whether a straight segment ends at each entry (valid, after another valid entry)."""
+    return entries.valid & (entries.prev >= 0)
+
+
+def calc_lengths(entries: StackedEntries) -> jnp.ndarray:
+    """(M,) path lengths (m): the straight segments between consecutive valid entries (wrapping.path_length)."""
+    straight = wm.norm(entries.P - _at(entries.P, entries.prev))
+    return jnp.sum(jnp.where(_segment_ends(entries), straight, 0.0), 1)
+
+
+def _entry_bodies(stack: StackedPaths) -> np.ndarray:
+    """(M, K) static body index of each entry (padding: its row 0's body, masked everywhere)."""
+    return np.asarray(stack.points.bodies, np.int32)[stack.row]
+
+
+def calc_lengthening_speeds(stack: StackedPaths, entries: StackedEntries, pos, vel, q) -> jnp.ndarray:
+    """(M,) OpenSim's lengthening speeds (m/s, geometry_path.lengthening_speed) of the current paths. Needs
+    Velocity."""
+    body = _entry_bodies(stack)
+    v = vel.V_GB[body, 1] + jnp.cross(vel.V_GB[body, 0], entries.P - pos.p_GB[body])
+    if stack.depends_on_q:  # a MovingPathPoint's own motion, R_GB (dp/dt) in its body frame
         _, station_dot = jax.jvp(stack.points.calc_stations, (q,), (vel.qdot,))
-    return jax.vmap(lambda path: lengthening_speed(path, entry_velocities(path, pos, vel, station_dot)))(paths)
+        v = v + jnp.einsum("mkij,mkj->mki", pos.R_GB[body], station_dot[stack.row])
+    r, dv = entries.P - _at(entries.P, entries.prev), v - _at(v, entries.prev)
+    d = wm.norm(r)
+    tiny = d < wm.EPS
+    speed = jnp.where(tiny, wm.norm(dv), jnp.sum(dv * r, -1) / jnp.where(tiny, 1.0, d))
+    return jnp.sum(jnp.where(_segment_ends(entries), speed, 0.0), 1)
 
 
-def calc_tension_forces(stack: StackedPaths, paths: CurrentPath, model, state, tensions):
-    """Each path's forces of its tension (M,) N: body forces (M, nbodies, 2, 3) at Bo in G and mobility forces
-    (M, nu) (GeometryPath.calc_tension_forces). Needs Position."""
-    pos = state.position
-    body_forces, F = jax.vmap(lambda path, t: tension_forces(path, pos, model.topology.nbodies, t))(paths, tensions)
+def calc_tension_forces(stack: StackedPaths, entries: StackedEntries, model, state, tensions, enabled):
+    """The forces of the paths' tensions (M,) N (geometry_path.tension_forces, OpenSim's produceForces) summed
+    over the enabled paths (``enabled`` (M,) bool; a disabled path's entry forces are selected away): body forces
+    (nbodies, 2, 3) at Bo in G and mobility forces (nu,). Needs Position. The entries' forces reach their bodies
+    by one product with a static (nbodies, M K) incidence matrix (no scatter, no per-path body arrays)."""
+    pos, nbodies = state.position, model.topology.nbodies
+    body = _entry_bodies(stack)
+    e, _ = wm.normalize_or_zero(entries.P - _at(entries.P, entries.prev))
+    crosses = _segment_ends(entries) & (jnp.asarray(body) != _at(jnp.asarray(body), entries.prev))
+    f = jnp.where(crosses[..., None], tensions[:, None, None] * e, 0.0)  # on the segment ending at each entry
+    outgoing = jnp.where((entries.valid & (entries.next < body.shape[1]))[..., None], _at(f, entries.next), 0.0)
+    F = jnp.where(enabled[:, None, None], outgoing - f, 0.0)
+    moments = jnp.cross(entries.P - pos.p_GB[body], F)
+    incidence = jnp.asarray(np.arange(nbodies)[:, None] == body.reshape(-1), F.dtype)  # (nbodies, M K)
+    body_forces = (incidence @ jnp.concatenate([moments, F], -1).reshape(-1, 6)).reshape(nbodies, 2, 3)
     if not stack.depends_on_q:
-        return body_forces, jnp.zeros((tensions.shape[0],) + state.u.shape, F.dtype)
+        return body_forces, jnp.zeros(state.u.shape, F.dtype)
     dp_dq, x_q = stack.points.calc_station_derivatives(state.q), moving_x_coordinates(stack.points)
-    f_q = jax.vmap(lambda path, F: moving_point_q_forces(path, pos, F, dp_dq, x_q, state.q.shape[0]))(paths, F)
-    return body_forces, jax.vmap(lambda g: q_forces_to_mobility(model, state, g))(f_q)
+    point = np.where(stack.real, stack.row, -1)
+    f_q = jax.vmap(lambda point, body, F: moving_point_q_forces(CurrentPathPoints(point, body), pos, F, dp_dq, x_q,
+                                                                  state.q.shape[0]))(point, body, F)
+    return body_forces, q_forces_to_mobility(model, state, jnp.sum(f_q, 0))
+
+
+class CurrentPathPoints(NamedTuple):
+    """The two CurrentPath fields ``geometry_path.moving_point_q_forces`` reads: point (K,), body (K,)."""
+
+    point: jnp.ndarray
+    body: jnp.ndarray
