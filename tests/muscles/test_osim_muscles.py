@@ -70,8 +70,8 @@ CI_MUSCLES = (0, 7)
 
 def _evaluate(gait, which, whole_model: bool):
     """At the 8 states by one jit(vmap): the chosen muscles' info and path length, their zdot, and the generalized
-    forces of their tensions (J^T F + f). ``whole_model``: zdot and generalized forces from a Dynamics realize
-    (every applied force but gravity: load_osim imports no other force of this model)."""
+    forces of their tensions (J^T F + f). ``whole_model``: zdot from a Dynamics realize (the muscles carry the
+    model's only state variables; its foot contacts and coordinate-limit forces have none)."""
     imp, model, handles, base, batch, *_ = gait
     chosen = [handles[k] for k in which]
 
@@ -82,11 +82,10 @@ def _evaluate(gait, which, whole_model: bool):
         infos = [h.get_muscle_info(s, model) for h in chosen]
         stacked = {k: jnp.stack([getattr(i, k) for i in infos]) for k in infos[0]._fields}
         stacked["length"] = jnp.stack([h.get_length(s, model) for h in chosen])
+        F, f = model.calc_force_contributions_sum(s, tuple(chosen))
         if whole_model:
-            dyn = model.realize(s, jb.Stage.Dynamics).dynamics
-            F, f, zdot = dyn.body_forces_without_gravity, dyn.mobility_forces, dyn.zdot
+            zdot = model.realize(s, jb.Stage.Dynamics).dynamics.zdot
         else:
-            F, f = model.calc_force_contributions_sum(s, tuple(chosen))
             zdot = jnp.concatenate([h._element(model).calc_z_dot(model, s, s.z[h.z_slice]) for h in chosen])
         return stacked, zdot, model.multiply_by_system_jacobian_transpose(s, F) + f
 
