@@ -41,5 +41,5 @@ def test_arm26_follows_opensim_from_the_same_excitations():
                          ("tendon_force", FORCE_TOL)):
             error = np.abs(out[key][lane] - opensim[key]).max()
             assert error < tol, (level, key, error)
-    # the fully excited flexors flex the elbow, faster than the quarter-excited ones
-    assert out["elbow_deg"][0, -1] > 90.0 and out["elbow_deg"][0, -1] > 2 * out["elbow_deg"][1, -1]
+    # the fully excited flexors flex the elbow (OpenSim: 87.7 deg at 0.1 s), faster than the quarter-excited ones
+    assert out["elbow_deg"][0, -1] > 80.0 and out["elbow_deg"][0, -1] > 2 * out["elbow_deg"][1, -1]
