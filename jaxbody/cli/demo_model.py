@@ -21,6 +21,10 @@ from jaxbody.cli import demo_muscles
 DEFAULT_BATCH = 16
 #: s: the model demo's step when neither --dt nor the file (MJCF ``<option timestep>``) gives one.
 MODEL_DT = 1e-3
+#: With muscles: compliant tendons make the fiber dynamics stiff (arm26 needs 0.1 ms RK4 steps to follow OpenSim's
+#: own simulation, examples/arm26_forward_simulation.py), and wrapped paths make each lane costly, so fewer lanes.
+MUSCLE_DT = 1e-4
+MUSCLE_BATCH = 4
 
 LOADERS = {".urdf": "load_urdf", ".xml": "load_mjcf", ".mjcf": "load_mjcf", ".osim": "load_osim"}
 

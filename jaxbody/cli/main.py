@@ -83,11 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--frames", type=_positive_int, default=None,
                    help=f"with --model: frames of the animation (samples saved; default {DEFAULT_FRAMES})")
     p.add_argument("--batch", type=_positive_int, default=None,
-                   help=f"number of systems (default {demo.DEFAULT_BATCH}; with --model 16)")
+                   help=f"number of systems (default {demo.DEFAULT_BATCH}; with --model 16, 4 with muscles)")
     p.add_argument("--steps", type=_positive_int, default=demo.DEFAULT_STEPS, help="RK4 steps (default %(default)s)")
     p.add_argument("--dt", type=_positive_float, default=None,
                    help=f"step size in s (default {demo.DEFAULT_DT}; with --model an MJCF file's <option timestep>, "
-                        f"else 0.001)")
+                        f"else 0.0001 with muscles, 0.001 without)")
     p.add_argument("--out", default=None,
                    help="PNG path (default jaxbody_demo.png; with --model jaxbody_model_trajectory.png); '' for none")
     p.add_argument("--seed", type=_seed, default=0, help="random seed for parameters and initial states")
@@ -140,12 +140,15 @@ def _run(parser, argv) -> int:
         from jaxbody.cli.demo_model import (
             DEFAULT_BATCH,
             MODEL_DT,
+            MUSCLE_BATCH,
+            MUSCLE_DT,
             check_model_path,
             check_outputs,
             load_model,
             model_meshes,
             run_model_demo,
         )
+        from jaxbody.cli.demo_muscles import muscle_handles
 
         out = "jaxbody_model_trajectory.png" if args.out is None else args.out
         animation = DEFAULT_ANIMATION if args.animation is None else args.animation
@@ -153,8 +156,10 @@ def _run(parser, argv) -> int:
         check_outputs(animation, out)
         axis = "y" if args.model.lower().endswith(".osim") else "z"  # OpenSim's cylinders are along y, as Simbody's
         imported = load_model(args.model)
-        dt = args.dt or getattr(imported, "timestep", None) or MODEL_DT
-        run_model_demo(imported, batch=args.batch or DEFAULT_BATCH, steps=args.steps, dt=dt,
+        muscles = bool(muscle_handles(imported))
+        dt = args.dt or getattr(imported, "timestep", None) or (MUSCLE_DT if muscles else MODEL_DT)
+        batch = args.batch or (MUSCLE_BATCH if muscles else DEFAULT_BATCH)
+        run_model_demo(imported, batch=batch, steps=args.steps, dt=dt,
                        out=out or None, animation=animation or None, n_frames=args.frames or DEFAULT_FRAMES,
                        seed=args.seed, cylinder_axis=axis, meshes=model_meshes(args.model))
         return 0
