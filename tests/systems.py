@@ -257,6 +257,8 @@ def random_mobilizer_q(mobilizer, rng, shape=()):
             q[..., 4:7] = rng.uniform(-0.5, 0.5, shape + (3,))
     elif name == "Weld":
         pass
+    elif name == "FunctionBased":   # OpenSim CustomJoints (gait9dof18musc): coordinates within their usual ranges
+        q[...] = rng.uniform(-0.5, 0.5, shape + (n,))
     else:  # pragma: no cover - a new type must be added here
         raise NotImplementedError(name)
     return q
