@@ -38,7 +38,6 @@ searches run as XLA while loops of many small kernels).
 from __future__ import annotations
 
 import pathlib
-import time
 
 import jax
 
@@ -49,6 +48,7 @@ import numpy as np  # noqa: E402
 
 import jaxbody as jb  # noqa: E402
 from jaxbody.cli import demo_muscles  # noqa: E402
+from jaxbody.cli.timing import compile_and_run  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ARM26 = ROOT / "tests" / "models" / "osim" / "arm26.osim"
@@ -95,12 +95,7 @@ def simulate_arm26(levels=LEVELS, duration=None, dt=DT, log=print):
     steps, save_every = int(round(PHASE / dt)), int(round(FRAME / dt))
 
     run = jax.jit(jax.vmap(lambda c: demo_muscles.muscle_driven_run(model, state0, c, dt, steps, save_every)))
-    t0 = time.perf_counter()
-    compiled = run.lower(controls).compile()
-    compile_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    trajectory = jax.block_until_ready(compiled(controls))
-    run_s = time.perf_counter() - t0
+    trajectory, compile_s, run_s = compile_and_run(run, controls)
     log(f"arm26: {len(levels)} lanes x {controls.shape[1] * steps} RK4 steps of {dt * 1e3:g} ms: compile "
         f"{compile_s:.1f} s, run {run_s:.1f} s; flexors of {coordinate}: {flexors}")
 

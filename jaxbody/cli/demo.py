@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from jaxbody.cli.timing import compile_and_run
+
 DEFAULT_BATCH = 256
 DEFAULT_STEPS = 1000
 DEFAULT_DT = 1e-3
@@ -240,13 +242,7 @@ def run_demo(batch=DEFAULT_BATCH, steps=DEFAULT_STEPS, dt=DEFAULT_DT, out="jaxbo
         f"= {steps * dt:g} s, float64, backend={jax.default_backend()}")
 
     jb.compiled_available()   # builds the kernels on a machine's first run (timed on its own line), not in compile time
-    t0 = time.perf_counter()
-    compiled = run.lower(models, states0).compile()
-    compile_s = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    final, traj, e0, e = jax.block_until_ready(compiled(models, states0))
-    wall_s = time.perf_counter() - t0
+    (final, traj, e0, e), compile_s, wall_s = compile_and_run(run, models, states0)
 
     e0, e = np.asarray(e0), np.asarray(e)
     drift = np.abs(e - e0[:, None]) / np.abs(e0[:, None])  # (batch, frames)

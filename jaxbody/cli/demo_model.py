@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from jaxbody.cli import demo_muscles
+from jaxbody.cli.timing import compile_and_run
 
 DEFAULT_BATCH = 16
 #: s: the model demo's step when neither --dt nor the file (MJCF ``<option timestep>``) gives one.
@@ -166,12 +167,7 @@ def run_model_demo(imported, batch=DEFAULT_BATCH, steps=1000, dt=MODEL_DT, out="
     else:
         inputs = random_speeds(system, model, np.random.default_rng(seed), batch, speed, imported)
         run = jax.jit(jax.vmap(lambda s: jb.simulate(model, s, dt, steps, method="rk4", save_every=save_every)[1]))
-    t0 = time.perf_counter()
-    compiled = run.lower(inputs).compile()
-    compile_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    trajectory = jax.block_until_ready(compiled(inputs))
-    wall_s = time.perf_counter() - t0
+    trajectory, compile_s, wall_s = compile_and_run(run, inputs)
     log(f"compile time: {compile_s:.2f} s; wall time: {wall_s:.3f} s "
         f"({batch * steps / wall_s:.4g} system-steps/s)")
 

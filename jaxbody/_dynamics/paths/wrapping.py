@@ -240,7 +240,8 @@ def apply_wrap_objects(path: CurrentPath, wraps, point_active, R_GB, p_GB) -> Cu
 
     def step(carry, k):
         # a pass changes nothing once every lane is frozen: skip it then (one decision for the whole batch)
-        needed = (k == 0) | ~(carry[2] | carry[3])
+        _, _, stopped, done, _, _ = carry
+        needed = (k == 0) | ~(stopped | done)
         return jax.lax.cond(any_lane(needed), one_pass, lambda carry, k: carry, carry, k), None
 
     zero = jnp.zeros((), path.P.dtype)
