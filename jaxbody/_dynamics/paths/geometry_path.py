@@ -68,13 +68,15 @@ def tension_forces(path: CurrentPath, pos, nbodies: int, tension):
     return body_forces, F
 
 
-def moving_point_q_forces(path: CurrentPath, pos, F, dp_dq, x_q, nq: int) -> jnp.ndarray:
+def moving_point_q_forces(point, body, pos, F, dp_dq, x_q, nq: int) -> jnp.ndarray:
     """Generalized forces (nq,) conjugate to q of the entry forces F (K, 3) on MovingPathPoints (produceForces):
-    ``(R_GB dp/dq) . F`` on each moving point's x coordinate. dp_dq (n, 3): each point's station derivative in
-    its body frame; x_q (n,) static: the q index of its x function (-1: none, :func:`moving_x_coordinates`)."""
-    entry_point = jnp.maximum(path.point, 0)
-    dP_G = jnp.einsum("kij,kj->ki", pos.R_GB[path.body], dp_dq[entry_point])
-    is_moving = (path.point >= 0) & jnp.asarray(x_q >= 0)[entry_point]
+    ``(R_GB dp/dq) . F`` on each moving point's x coordinate. point (K,): each entry's path point index (-1: a
+    tangent point or padding; a CurrentPath's ``point``), body (K,) its body; dp_dq (n, 3): each point's station
+    derivative in its body frame; x_q (n,) static: the q index of its x function (-1: none,
+    :func:`moving_x_coordinates`)."""
+    entry_point = jnp.maximum(point, 0)
+    dP_G = jnp.einsum("kij,kj->ki", pos.R_GB[body], dp_dq[entry_point])
+    is_moving = (point >= 0) & jnp.asarray(x_q >= 0)[entry_point]
     work = jnp.where(is_moving, jnp.sum(dP_G * F, -1), 0.0)
     return jnp.zeros(nq, F.dtype).at[jnp.asarray(x_q)[entry_point]].add(work)
 
@@ -148,6 +150,6 @@ class GeometryPath(Path):
         body_forces, F = tension_forces(path, pos, model.topology.nbodies, tension)
         if not self.depends_on_q():
             return body_forces, jnp.zeros_like(state.u, dtype=F.dtype)
-        f_q = moving_point_q_forces(path, pos, F, self.points.calc_station_derivatives(state.q),
+        f_q = moving_point_q_forces(path.point, path.body, pos, F, self.points.calc_station_derivatives(state.q),
                                     moving_x_coordinates(self.points), state.q.shape[0])
         return body_forces, q_forces_to_mobility(model, state, f_q)

@@ -142,13 +142,7 @@ def calc_tension_forces(stack: StackedPaths, entries: StackedEntries, model, sta
         return body_forces, jnp.zeros(state.u.shape, F.dtype)
     dp_dq, x_q = stack.points.calc_station_derivatives(state.q), moving_x_coordinates(stack.points)
     point = np.where(stack.real, stack.row, -1)
-    f_q = jax.vmap(lambda point, body, F: moving_point_q_forces(CurrentPathPoints(point, body), pos, F, dp_dq, x_q,
-                                                                  state.q.shape[0]))(point, body, F)
+    f_q = jax.vmap(lambda point, body, F: moving_point_q_forces(point, body, pos, F, dp_dq, x_q, state.q.shape[0]))(
+        point, body, F)
     return body_forces, q_forces_to_mobility(model, state, jnp.sum(f_q, 0))
 
-
-class CurrentPathPoints(NamedTuple):
-    """The two CurrentPath fields ``geometry_path.moving_point_q_forces`` reads: point (K,), body (K,)."""
-
-    point: jnp.ndarray
-    body: jnp.ndarray
